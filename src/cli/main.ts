@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * `exec-server`: serves the protocol on stdin/stdout until stdin ends or a
+ * signal arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS).
+ */
+import { createRequire } from 'node:module';
+import { ExecServer } from '../server/exec-server.js';
+import { createStderrLogger } from '../server/logger.js';
+import { serverExtensions } from '../server/extensions.js';
+import { parseCli, USAGE, UsageError } from './args.js';
+
+// stdout carries protocol messages only: a stray console.log must not corrupt it.
+console.log = console.error;
+console.info = console.error;
+
+function main(): void {
+  let options;
+  try {
+    options = parseCli(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`exec-server: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stderr.write(USAGE);
+    return;
+  }
+  if (options.version) {
+    const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+    process.stderr.write(`exec-server ${version}\n`);
+    return;
+  }
+  const logger = createStderrLogger(options.logLevel);
+  const extensions = serverExtensions();
+  const server = new ExecServer({
+    input: process.stdin,
+    output: process.stdout,
+    maxLineBytes: options.maxLineBytes,
+    logger,
+    extraMethods: extensions.methods,
+    onShutdown: [extensions.shutdown],
+  }).listen();
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(signal, () => server.handleSignal(signal));
+  }
+  process.stdout.on('error', () => undefined); // reported through the writer
+  void server.done.then((code) => process.exit(code));
+}
+
+main();

@@ -1,0 +1,76 @@
+/**
+ * Strict standard base64 (RFC 4648 §4, padded), with the reference's error texts.
+ *
+ * `Buffer.from(s, 'base64')` silently skips junk and accepts missing padding,
+ * so a client bug would turn into corrupted bytes on a child's stdin. We
+ * validate first and only then let Buffer do the (fast) decoding.
+ */
+
+export type Base64Result = { ok: true; bytes: Buffer } | { ok: false; error: string };
+
+const CANONICAL = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const PAD = 61; // '='
+
+function alphabetValue(code: number): number {
+  if (code >= 65 && code <= 90) return code - 65; // A-Z
+  if (code >= 97 && code <= 122) return code - 71; // a-z
+  if (code >= 48 && code <= 57) return code + 4; // 0-9
+  if (code === 43) return 62; // +
+  if (code === 47) return 63; // /
+  return -1;
+}
+
+/** Decodes `text`, or says exactly why it is not canonical base64. */
+export function decodeBase64(text: string): Base64Result {
+  const error = CANONICAL.test(text) ? lastSymbolError(text) : findError(text);
+  return error === undefined ? { ok: true, bytes: Buffer.from(text, 'base64') } : { ok: false, error };
+}
+
+/** Encodes bytes as standard padded base64. */
+export function encodeBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+function byteOffset(text: string, index: number): number {
+  return Buffer.byteLength(text.slice(0, index), 'utf8');
+}
+
+function findError(text: string): string | undefined {
+  let firstPad = -1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (alphabetValue(code) >= 0) {
+      if (firstPad >= 0) return invalidSymbol(PAD, byteOffset(text, firstPad));
+    } else if (code === PAD) {
+      if (firstPad < 0) firstPad = i;
+    } else {
+      const firstByte = Buffer.from(text.slice(i, i + 2), 'utf8')[0] ?? code;
+      return invalidSymbol(firstByte, byteOffset(text, i));
+    }
+  }
+  if (firstPad >= 0) {
+    if (firstPad % 4 < 2 || text.length % 4 !== 0) return invalidSymbol(PAD, firstPad);
+  } else if (text.length % 4 === 1) {
+    return `Invalid input length: ${text.length}`;
+  } else if (text.length % 4 !== 0) {
+    return 'Invalid padding';
+  }
+  return lastSymbolError(text);
+}
+
+/** Non-zero bits after the last full byte make an encoding non-canonical. */
+function lastSymbolError(text: string): string | undefined {
+  const padStart = text.indexOf('=');
+  const dataLength = padStart < 0 ? text.length : padStart;
+  const remainder = dataLength % 4;
+  if (remainder < 2) return undefined;
+  const lastIndex = dataLength - 1;
+  const code = text.charCodeAt(lastIndex);
+  const unusedBits = remainder === 2 ? 0x0f : 0x03;
+  if ((alphabetValue(code) & unusedBits) === 0) return undefined;
+  return `Invalid last symbol ${code}, offset ${lastIndex}.`;
+}
+
+function invalidSymbol(byte: number, offset: number): string {
+  return `Invalid symbol ${byte}, offset ${offset}.`;
+}

@@ -1,0 +1,105 @@
+/**
+ * Every error the protocol can carry, created in one place.
+ *
+ * Codes and exact message texts follow PROTOCOL.md (§1.4, §2, §3, §4, §5 and
+ * the EXT sections). Handlers throw `ProtocolError`s; the connection turns
+ * them into JSON-RPC error responses.
+ */
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  NotFound: -32004,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** A JSON-RPC error as a value: a code and a message (the wire never carries `data`). */
+export class ProtocolError extends Error {
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+    this.code = code;
+  }
+
+  toJSON(): { code: number; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+const invalidRequest = (message: string) => new ProtocolError(ErrorCode.InvalidRequest, message);
+const invalidParams = (message: string) => new ProtocolError(ErrorCode.InvalidParams, message);
+const internal = (message: string) => new ProtocolError(ErrorCode.InternalError, message);
+
+/** Named constructors for every error the server sends. */
+export const Errors = {
+  // --- framing (EXT-PARSE, EXT-LIMITS) ---
+  parseError: (detail: string) => new ProtocolError(ErrorCode.ParseError, `Parse error: ${detail}`),
+  invalidMessage: (detail: string) => invalidRequest(`Invalid Request: ${detail}`),
+  batchNotSupported: () => invalidRequest('Invalid Request: batch requests are not supported'),
+  lineTooLong: (limit: number) => invalidRequest(`Invalid Request: message exceeds ${limit} bytes`),
+
+  // --- lifecycle (§2) ---
+  methodNotFound: (method: string) =>
+    new ProtocolError(ErrorCode.MethodNotFound, `exec-server stub does not implement \`${method}\` yet`),
+  initializeTwice: () => invalidRequest('initialize may only be sent once per connection'),
+  unknownSession: (id: string) => invalidRequest(`unknown session id ${id}`),
+  notInitialized: (family: string) =>
+    invalidRequest(`client must call initialize before using ${family} methods`),
+  notInitializedNotification: (family: string) =>
+    invalidRequest(`client must send initialized before using ${family} methods`),
+
+  // --- params (§1.4) ---
+  invalidParams,
+
+  // --- processes (§3, EXT) ---
+  emptyArgv: () => invalidParams('argv must not be empty'),
+  processExists: (id: string) => invalidRequest(`process ${id} already exists`),
+  unknownProcess: (id: string) => invalidRequest(`unknown process id ${id}`),
+  processStarting: (id: string) => invalidRequest(`process id ${id} is starting`),
+  notATty: (id: string) => invalidRequest(`process ${id} is not a tty`),
+  spawnFailed: (message: string) => internal(message),
+  nulByte: () => internal('nul byte found in provided data'),
+  missingProgram: (tty: boolean) => internal(`missing program for ${tty ? 'PTY' : 'pipe'} spawn`),
+  stdinWriteFailed: () => internal('failed to write to process stdin'),
+  closeStdinOnPty: () => invalidParams('closeStdin is only supported for pipeStdin processes'),
+  badSize: () => invalidParams('size.rows and size.cols must be integers between 1 and 65535'),
+  badResize: () => invalidParams('rows and cols must be integers between 1 and 65535'),
+  unsupportedSignal: (value: string) => invalidParams(`unsupported signal \`${value}\``),
+  envPolicyNotSupported: () => invalidParams('envPolicy is not supported'),
+
+  // --- filesystem (§4) ---
+  relativePath: () => invalidParams('AbsolutePathBuf deserialized without a base path'),
+  sandboxNotSupported: () => invalidParams('sandbox is not supported'),
+  fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
+  writeFileBase64: (detail: string) =>
+    invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),
+  copyDirectoryNeedsRecursive: () =>
+    invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
+  copyIntoItself: () =>
+    invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
+  copyUnsupportedType: () =>
+    invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
+  /** An OS error from a filesystem call, mapped by errno (§4). */
+  osError: (code: number, message: string) => new ProtocolError(code, message),
+
+  // --- http (§5) ---
+  httpInvalidUrl: (detail: string) => invalidParams(`http/request url is invalid: ${detail}`),
+  httpScheme: (scheme: string) =>
+    invalidParams(`http/request only supports http and https URLs, got ${scheme}`),
+  httpMethod: () => invalidParams('http/request method is invalid: invalid HTTP method'),
+  httpHeaderName: () => invalidParams('http/request header name is invalid: invalid HTTP header name'),
+  httpHeaderValue: (name: string) =>
+    invalidParams(`http/request header value is invalid for ${name}: failed to parse header value`),
+  httpStreamActive: (id: string) =>
+    invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
+  httpSendFailed: (url: string) =>
+    internal(`http/request failed: error sending request for url (${url})`),
+  httpBodyFailed: () =>
+    internal('failed to read http/request response body: error decoding response body'),
+} as const;

@@ -1,0 +1,132 @@
+/**
+ * Params schemas for every method (PROTOCOL.md §0), with zod.
+ *
+ * Unknown members are ignored (zod strips them), optional members accept
+ * absence or `null` (except `pipeStdin`, as in the reference). Leaf error
+ * messages are serde's expected-type words; see `decode.ts`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { LITERAL } from './decode.js';
+
+const expecting = (label: string) => ({ error: () => label });
+const literal = (message: string) => ({ error: () => `${LITERAL}${message}` });
+
+const str = () => z.string(expecting('a string'));
+const bool = () => z.boolean(expecting('a boolean'));
+const unsigned = (label: 'u64' | 'usize') =>
+  z.number(expecting(label)).int(expecting(label)).min(0, expecting(label));
+const strings = () => z.array(str(), expecting('a sequence'));
+const stringMap = () => z.record(z.string(), str(), expecting('a map'));
+
+const absolutePath = () =>
+  z
+    .string(expecting('path string'))
+    .refine((value) => path.posix.isAbsolute(value), literal('AbsolutePathBuf deserialized without a base path'));
+
+/** `sandbox` must be absent or null: this project runs no sandboxes. */
+const noSandbox = () =>
+  z.unknown().refine((value) => value === undefined || value === null, literal('sandbox is not supported'));
+
+const dimension = (message: string) =>
+  z
+    .number(expecting('u16'))
+    .refine((value) => Number.isInteger(value) && value >= 1 && value <= 65535, literal(message));
+
+export const InitializeParams = z.object(
+  { clientName: str(), resumeSessionId: str().nullish() },
+  expecting('struct InitializeParams'),
+);
+
+export const TerminalSize = z.object(
+  {
+    rows: dimension('size.rows and size.cols must be integers between 1 and 65535'),
+    cols: dimension('size.rows and size.cols must be integers between 1 and 65535'),
+  },
+  expecting('struct TerminalSize'),
+);
+
+export const ProcessStartParams = z.object(
+  {
+    processId: str(),
+    argv: strings(),
+    cwd: str(),
+    env: stringMap(),
+    tty: bool(),
+    pipeStdin: bool().optional(),
+    arg0: str().nullish(),
+    envPolicy: z.unknown().optional(),
+    size: TerminalSize.nullish(),
+  },
+  expecting('struct ExecParams'),
+);
+
+export const ProcessReadParams = z.object(
+  {
+    processId: str(),
+    afterSeq: unsigned('u64').nullish(),
+    maxBytes: unsigned('usize').nullish(),
+    waitMs: unsigned('u64').nullish(),
+  },
+  expecting('struct ReadParams'),
+);
+
+export const ProcessWriteParams = z.object(
+  { processId: str(), chunk: str(), closeStdin: bool().nullish() },
+  expecting('struct WriteParams'),
+);
+
+export const ProcessIdParams = z.object({ processId: str() }, expecting('struct TerminateParams'));
+
+export const ProcessResizeParams = z.object(
+  {
+    processId: str(),
+    rows: dimension('rows and cols must be integers between 1 and 65535'),
+    cols: dimension('rows and cols must be integers between 1 and 65535'),
+  },
+  expecting('struct ResizeParams'),
+);
+
+export const ProcessSignalParams = z.object(
+  { processId: str(), signal: str() },
+  expecting('struct SignalParams'),
+);
+
+export const EnvironmentInfoParams = z.unknown();
+
+export const FsPathParams = z.object({ path: absolutePath(), sandbox: noSandbox() }, expecting('struct FsPathParams'));
+
+export const FsWriteFileParams = z.object(
+  { path: absolutePath(), dataBase64: str(), sandbox: noSandbox() },
+  expecting('struct FsWriteFileParams'),
+);
+
+export const FsCreateDirectoryParams = z.object(
+  { path: absolutePath(), recursive: bool().nullish(), sandbox: noSandbox() },
+  expecting('struct FsCreateDirectoryParams'),
+);
+
+export const FsRemoveParams = z.object(
+  { path: absolutePath(), recursive: bool().nullish(), force: bool().nullish(), sandbox: noSandbox() },
+  expecting('struct FsRemoveParams'),
+);
+
+export const FsCopyParams = z.object(
+  { sourcePath: absolutePath(), destinationPath: absolutePath(), recursive: bool(), sandbox: noSandbox() },
+  expecting('struct FsCopyParams'),
+);
+
+export const HttpHeader = z.object({ name: str(), value: str() }, expecting('struct HttpHeader'));
+
+export const HttpRequestParams = z.object(
+  {
+    method: str(),
+    url: str(),
+    requestId: str(),
+    headers: z.array(HttpHeader, expecting('a sequence')).nullish(),
+    bodyBase64: str().nullish(),
+    timeoutMs: unsigned('u64').nullish(),
+    streamResponse: bool().nullish(),
+  },
+  expecting('struct HttpRequestParams'),
+);

@@ -1,0 +1,44 @@
+/**
+ * What the process manager needs from a running child, whether it runs on
+ * pipes or on a PTY. The child reports events through `ChildEvents` in the
+ * order it observes them; the manager numbers them.
+ */
+import type { OutputStream } from '../../protocol/types.js';
+
+export interface ChildEvents {
+  output(stream: OutputStream, bytes: Buffer): void;
+  /** The protocol exit code (§3.7): n, or −1 (pipe) / 1 (PTY) after a signal. */
+  exit(exitCode: number): void;
+  /** Every byte has been delivered; nothing more will come. */
+  close(): void;
+}
+
+export interface SpawnRequest {
+  /** argv[0] as the client gave it (the program name or path). */
+  program: string;
+  /** Absolute path of the program (already resolved and checked). */
+  file: string;
+  /** argv[0] as the child will see it. */
+  argv0: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  pipeStdin: boolean;
+  size: { rows: number; cols: number };
+}
+
+export interface Child {
+  readonly pid: number;
+  readonly tty: boolean;
+  /** Queues bytes for the child's stdin (or PTY); false if stdin is closed. */
+  write(bytes: Buffer): boolean;
+  closeStdin(): void;
+  resize(rows: number, cols: number): void;
+  /** Flow control: stop / restart reading the child's output. */
+  pause(): void;
+  resume(): void;
+  /** Gives up on output still held open by escaped descendants, and closes. */
+  forceClose(): void;
+  /** SIGKILLs everything the child started (its group; for a PTY its session). */
+  killTree(): void;
+}

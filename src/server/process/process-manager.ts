@@ -1,0 +1,204 @@
+/**
+ * The process table of one connection (§3): start, read, write, terminate,
+ * resize, signal; retention after close; flow control; and the clean end of
+ * everything when the connection ends (EXT-DRAIN).
+ */
+import os from 'node:os';
+import { decodeBase64 } from '../../protocol/base64.js';
+import { Errors } from '../../protocol/errors.js';
+import type { z } from 'zod';
+import type * as S from '../../protocol/schemas.js';
+import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
+import { spawnError } from '../os-error.js';
+import type { Child, SpawnRequest } from './child.js';
+import { Guardian } from './guardian.js';
+import { killGroup } from './kill.js';
+import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
+import { PipeChild } from './pipe-child.js';
+import { PtyChild } from './pty-child.js';
+import { checkDirectory, resolveProgram } from './resolve-program.js';
+import { signalByName } from './signals.js';
+
+export const RETENTION_AFTER_CLOSE_MS = 30_000;
+/** EXT-DRAIN: how long escaped descendants may hold a pipe open after exit. */
+export const PIPE_CLOSE_GRACE_MS = 2000;
+const DEFAULT_SIZE = { rows: 24, cols: 80 };
+
+type StartParams = z.output<typeof S.ProcessStartParams>;
+type ReadParams = z.output<typeof S.ProcessReadParams>;
+type WriteParams = z.output<typeof S.ProcessWriteParams>;
+
+export interface ProcessManagerOptions {
+  retentionMs?: number;
+}
+
+export class ProcessManager {
+  private readonly processes = new Map<string, ManagedProcess>();
+  private readonly guardian = new Guardian();
+  private readonly retentionMs: number;
+  private paused = false;
+  private readonly stopWaiting: { promise: Promise<void>; resolve: () => void };
+
+  constructor(
+    private readonly sink: ProcessEventSink,
+    options: ProcessManagerOptions = {},
+  ) {
+    this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
+    let resolve!: () => void;
+    this.stopWaiting = { promise: new Promise<void>((done) => (resolve = done)), resolve };
+  }
+
+  async start(params: StartParams): Promise<{ processId: string }> {
+    const { processId, argv, tty } = params;
+    if (argv.length === 0) throw Errors.emptyArgv();
+    if (this.processes.has(processId)) throw Errors.processExists(processId);
+    if (params.envPolicy !== undefined && params.envPolicy !== null) throw Errors.envPolicyNotSupported();
+    const request = this.spawnRequest(params);
+    const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink);
+    this.processes.set(processId, process);
+    let child: Child;
+    try {
+      child = tty ? PtyChild.spawn(request, process) : await PipeChild.spawn(request, process);
+    } catch (error) {
+      this.processes.delete(processId);
+      throw error;
+    }
+    process.child = child;
+    if (this.paused) child.pause();
+    this.guardian.watch(child.pid);
+    process.onClosed = () => {
+      this.guardian.release(child.pid);
+      setTimeout(() => {
+        if (this.processes.get(processId) === process) this.processes.delete(processId);
+      }, this.retentionMs).unref();
+    };
+    return { processId };
+  }
+
+  private spawnRequest(params: StartParams): SpawnRequest {
+    const { argv, env, tty } = params;
+    const program = argv[0]!;
+    const argv0 = params.arg0 ?? program;
+    const hasNul = (text: string) => text.includes('\0');
+    if (argv.some(hasNul) || hasNul(argv0) || Object.entries(env).some(([k, v]) => hasNul(k) || hasNul(v))) {
+      throw Errors.nulByte();
+    }
+    if (program === '') throw Errors.missingProgram(tty);
+    const childEnv = tty && env.SHELL === undefined ? { ...env, SHELL: loginShell() } : { ...env };
+    try {
+      const cwd = checkDirectory(params.cwd);
+      const file = resolveProgram({ program, cwd, env, tty });
+      return { program, file, argv0, args: argv.slice(1), cwd, env: childEnv, pipeStdin: params.pipeStdin === true, size: params.size ?? DEFAULT_SIZE };
+    } catch (error) {
+      throw spawnError(error);
+    }
+  }
+
+  private lookup(processId: string): ManagedProcess {
+    const process = this.processes.get(processId);
+    if (!process) throw Errors.unknownProcess(processId);
+    return process;
+  }
+
+  read(params: ReadParams): Promise<ProcessReadResult> {
+    const process = this.lookup(params.processId);
+    if (process.starting) throw Errors.processStarting(params.processId);
+    return process.read({
+      afterSeq: params.afterSeq ?? 0,
+      maxBytes: params.maxBytes ?? undefined,
+      waitMs: params.waitMs ?? 0,
+      cancelled: this.stopWaiting.promise,
+    });
+  }
+
+  write(params: WriteParams): { status: WriteStatus } {
+    const decoded = decodeBase64(params.chunk);
+    if (!decoded.ok) throw Errors.invalidParams(decoded.error);
+    const process = this.processes.get(params.processId);
+    if (!process) return { status: 'unknownProcess' };
+    if (params.closeStdin === true && process.tty) throw Errors.closeStdinOnPty();
+    if (process.starting) return { status: 'starting' };
+    if (!process.tty && (!process.pipeStdin || process.stdinClosed)) return { status: 'stdinClosed' };
+    if (process.terminated) throw Errors.stdinWriteFailed();
+    if (!process.exited) process.child!.write(decoded.bytes);
+    if (params.closeStdin === true) {
+      process.stdinClosed = true;
+      process.child!.closeStdin();
+    }
+    return { status: 'accepted' };
+  }
+
+  terminate(processId: string): { running: boolean } {
+    const process = this.processes.get(processId);
+    if (!process || process.exited || !process.child) return { running: false };
+    process.terminated = true;
+    process.child.killTree();
+    return { running: true };
+  }
+
+  resize(processId: string, rows: number, cols: number): Record<string, never> {
+    const process = this.lookup(processId);
+    if (!process.tty) throw Errors.notATty(processId);
+    if (!process.exited) process.child?.resize(rows, cols);
+    return {};
+  }
+
+  signal(processId: string, name: string): Record<string, never> {
+    const signal = signalByName(name);
+    if (!signal) throw Errors.unsupportedSignal(name);
+    const process = this.lookup(processId);
+    if (!process.exited && process.child) killGroup(process.child.pid, signal);
+    return {};
+  }
+
+  /** Flow control: the client is not reading; stop reading from children. */
+  pauseAll(): void {
+    if (this.paused) return;
+    this.paused = true;
+    for (const process of this.processes.values()) process.child?.pause();
+  }
+
+  resumeAll(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    for (const process of this.processes.values()) process.child?.resume();
+  }
+
+  /** Ends pending long-polls now, with their current state (EXT-SIGNALS). */
+  releaseWaiters(): void {
+    this.stopWaiting.resolve();
+  }
+
+  /**
+   * EXT-DRAIN step 4: SIGKILL every process that has not exited, and wait
+   * until each one has emitted `exited` and `closed` (giving up on pipes held
+   * open by escaped descendants after `PIPE_CLOSE_GRACE_MS`).
+   */
+  async shutdown(): Promise<void> {
+    const open = [...this.processes.values()].filter((process) => !process.closed && process.child);
+    for (const process of open) {
+      if (!process.exited) process.child!.killTree();
+      void process.whenExited.then(() => {
+        setTimeout(() => process.child!.forceClose(), PIPE_CLOSE_GRACE_MS).unref();
+      });
+    }
+    await Promise.all(open.map((process) => process.whenClosed));
+    this.guardian.stop();
+  }
+
+  /** Kills every process group at once, without waiting (stdout broke, second signal). */
+  killAll(): void {
+    for (const process of this.processes.values()) {
+      if (!process.exited) process.child?.killTree();
+    }
+    this.guardian.stop();
+  }
+}
+
+function loginShell(): string {
+  try {
+    return os.userInfo().shell ?? '/bin/sh';
+  } catch {
+    return '/bin/sh';
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * A child on a pseudo-terminal, without losing the tail of its output.
+ *
+ * node-pty's `spawn()` loses output on Linux when a program writes a burst
+ * and exits (microsoft/node-pty#72, #726; measured here: 8 of 50 runs of a
+ * 20 KiB burst came up short). When the last slave descriptor closes, the
+ * kernel lets the master report EIO while data is still in flight. Its JS
+ * layer also injects TERM and PWD and cannot set argv[0].
+ *
+ * So we use node-pty only for what needs native code: `fork` (forkpty +
+ * exec, with inherited descriptors closed since 1.2.0-beta.15, pinned) and
+ * `resize`. Around it:
+ * - the server keeps its own descriptor on the slave, so the master never
+ *   hits EIO while output is pending;
+ * - when the child exits, we write a random marker through that slave
+ *   descriptor. The terminal is a FIFO: once the marker comes out of the
+ *   master, every byte the child wrote before exiting has been read. Then we
+ *   report `exit` and `close` (output of escaped descendants after the exit
+ *   is not delivered, as in the reference, §3.3).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import tty from 'node:tty';
+import { systemError, spawnError } from '../os-error.js';
+import type { Child, ChildEvents, SpawnRequest } from './child.js';
+import { killSession } from './kill.js';
+
+interface NativePty {
+  fork(
+    file: string,
+    args: string[],
+    env: string[],
+    cwd: string,
+    cols: number,
+    rows: number,
+    uid: number,
+    gid: number,
+    utf8: boolean,
+    helperPath: string,
+    onExit: (code: number, signal: number) => void,
+  ): { fd: number; pid: number; pty: string };
+  resize(fd: number, cols: number, rows: number, xPixel: number, yPixel: number): void;
+}
+
+const native = createRequire(import.meta.url)('node-pty').native as NativePty;
+
+/** A signal death reads as exit code 1 in PTY mode (§3.7). */
+const SIGNAL_EXIT_CODE = 1;
+/** How long a drain may wait for the marker while output is flowing. */
+const DRAIN_TIMEOUT_MS = 2000;
+const PERL_EXEC = 'my $file = shift; exec {$file} @ARGV or die "$!\\n"';
+
+export class PtyChild implements Child {
+  readonly tty = true;
+  readonly pid: number;
+  private readonly masterFd: number;
+  private readonly reader: tty.ReadStream;
+  private slaveFd: number | undefined;
+  private writeQueue: Buffer[] = [];
+  private writing = false;
+  private finished = false;
+  private paused = false;
+  private exitCode: number | undefined;
+  private marker: Buffer | undefined;
+  private held: Buffer = Buffer.alloc(0);
+  private drainTimer: NodeJS.Timeout | undefined;
+  private inputEnded = false;
+
+  private constructor(
+    forked: { fd: number; pid: number; pty: string },
+    private readonly events: ChildEvents,
+  ) {
+    this.pid = forked.pid;
+    this.masterFd = forked.fd;
+    this.slaveFd = openSlave(forked.pty);
+    this.reader = new tty.ReadStream(forked.fd);
+    this.reader.on('data', (bytes: Buffer) => this.onData(bytes));
+    this.reader.on('error', () => this.onInputEnd()); // EIO: every slave descriptor is closed
+    this.reader.on('close', () => this.onInputEnd());
+  }
+
+  static spawn(request: SpawnRequest, events: ChildEvents): PtyChild {
+    const env = Object.entries(request.env).map(([key, value]) => `${key}=${value}`);
+    const [file, args] = execPlan(request);
+    let self: PtyChild | undefined;
+    let earlyExit: [number, number] | undefined;
+    const onExit = (code: number, signal: number) => {
+      if (self) self.onExit(code, signal);
+      else earlyExit = [code, signal];
+    };
+    try {
+      const forked = native.fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
+      self = new PtyChild(forked, events);
+    } catch (error) {
+      throw spawnError(error);
+    }
+    if (earlyExit) self.onExit(...earlyExit);
+    return self;
+  }
+
+  write(bytes: Buffer): boolean {
+    if (this.finished) return false;
+    if (bytes.length > 0) {
+      this.writeQueue.push(bytes);
+      this.flushWrites();
+    }
+    return true;
+  }
+
+  closeStdin(): void {
+    // A PTY has no separate stdin to close; the manager rejects the request.
+  }
+
+  resize(rows: number, cols: number): void {
+    if (this.finished || this.exitCode !== undefined) return;
+    try {
+      native.resize(this.masterFd, cols, rows, 0, 0);
+    } catch {
+      // The terminal went away between our check and the ioctl: nothing to resize.
+    }
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.reader.pause();
+    this.clearDrainTimer();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.reader.resume();
+    if (this.marker) this.armDrainTimer();
+  }
+
+  forceClose(): void {
+    this.finish();
+  }
+
+  killTree(): void {
+    killSession(this.pid);
+  }
+
+  private onData(bytes: Buffer): void {
+    if (this.finished) return;
+    if (!this.marker) {
+      this.events.output('pty', bytes);
+      return;
+    }
+    this.armDrainTimer();
+    const tail = this.held.length === 0 ? bytes : Buffer.concat([this.held, bytes]);
+    const at = tail.indexOf(this.marker);
+    if (at >= 0) {
+      if (at > 0) this.events.output('pty', tail.subarray(0, at));
+      this.held = Buffer.alloc(0);
+      this.finish();
+      return;
+    }
+    // Keep only what could be the start of a split marker.
+    const keep = Math.min(tail.length, this.marker.length - 1);
+    if (tail.length > keep) this.events.output('pty', tail.subarray(0, tail.length - keep));
+    this.held = Buffer.from(tail.subarray(tail.length - keep));
+  }
+
+  private onExit(code: number, signal: number): void {
+    this.exitCode = signal ? SIGNAL_EXIT_CODE : code;
+    if (this.inputEnded || this.slaveFd === undefined) {
+      this.finishAfterQuiet();
+      return;
+    }
+    const marker = Buffer.from(`\u0007exec-server-drain-${randomBytes(12).toString('hex')}\u0007`);
+    try {
+      fs.writeSync(this.slaveFd, marker);
+    } catch {
+      this.finishAfterQuiet(); // output stopped (^S) or terminal gone: drain by silence
+      return;
+    }
+    this.marker = marker;
+    this.armDrainTimer();
+  }
+
+  /** Without a marker: close our slave end and wait for EIO or silence. */
+  private finishAfterQuiet(): void {
+    this.closeSlave();
+    if (this.inputEnded) this.finish();
+    else this.armDrainTimer();
+  }
+
+  private onInputEnd(): void {
+    this.inputEnded = true;
+    if (this.exitCode !== undefined) this.finish();
+  }
+
+  private armDrainTimer(): void {
+    this.clearDrainTimer();
+    if (this.paused || this.finished) return;
+    this.drainTimer = setTimeout(() => this.finish(), DRAIN_TIMEOUT_MS);
+  }
+
+  private clearDrainTimer(): void {
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    if (this.exitCode === undefined) return; // wait for the exit status
+    this.finished = true;
+    this.clearDrainTimer();
+    if (this.held.length > 0 && !this.marker) this.events.output('pty', this.held);
+    this.closeSlave();
+    this.reader.destroy();
+    this.events.exit(this.exitCode);
+    this.events.close();
+  }
+
+  private closeSlave(): void {
+    if (this.slaveFd === undefined) return;
+    try {
+      fs.closeSync(this.slaveFd);
+    } catch {
+      // already closed
+    }
+    this.slaveFd = undefined;
+  }
+
+  private flushWrites(): void {
+    if (this.writing || this.finished) return;
+    const next = this.writeQueue[0];
+    if (!next) return;
+    this.writing = true;
+    fs.write(this.masterFd, next, (error, written) => {
+      this.writing = false;
+      if (this.finished) return;
+      if (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+          setTimeout(() => this.flushWrites(), 5);
+          return;
+        }
+        this.writeQueue = []; // the terminal is gone
+        return;
+      }
+      if (written < next.length) this.writeQueue[0] = next.subarray(written);
+      else this.writeQueue.shift();
+      this.flushWrites();
+    });
+  }
+}
+
+function openSlave(name: string): number | undefined {
+  try {
+    const { O_RDWR, O_NOCTTY, O_NONBLOCK } = fs.constants;
+    return fs.openSync(name, O_RDWR | O_NOCTTY | O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * node-pty's fork runs `execvp(file, [file, ...args])`, so argv[0] is the
+ * program name. To show a different argv[0] (`arg0`), exec through perl,
+ * which sets argv[0] without touching the environment.
+ */
+function execPlan(request: SpawnRequest): [string, string[]] {
+  if (request.argv0 === request.program) return [request.program, request.args];
+  const perl = ['/usr/bin/perl', '/bin/perl'].find((candidate) => fs.existsSync(candidate));
+  if (!perl) throw spawnError(systemError('ENOENT'));
+  return [perl, ['-e', PERL_EXEC, request.file, request.argv0, ...request.args]];
+}

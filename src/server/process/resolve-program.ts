@@ -1,0 +1,74 @@
+/**
+ * Finds the program a `process/start` will run and checks it the way exec
+ * would, so that failures are a −32603 answer instead of a child that prints
+ * an error and exits 1 (node-pty's fork cannot report exec failures).
+ *
+ * Rules (PROTOCOL.md §3.2): a name with `/` is a path (relative to the
+ * child's cwd); a bare name is searched in `env.PATH`, falling back to the
+ * server's PATH in pipe mode only; never in cwd.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { systemError } from '../os-error.js';
+
+export interface ResolveInput {
+  program: string;
+  cwd: string;
+  env: Record<string, string>;
+  tty: boolean;
+}
+
+function checkExecutable(file: string): void {
+  const stat = fs.statSync(file);
+  if (stat.isDirectory()) throw systemError('EACCES');
+  fs.accessSync(file, fs.constants.X_OK);
+  checkFormat(file);
+}
+
+/** Exec accepts ELF binaries and `#!` scripts; anything else is ENOEXEC. */
+function checkFormat(file: string): void {
+  const head = Buffer.alloc(4);
+  const fd = fs.openSync(file, 'r');
+  let read: number;
+  try {
+    read = fs.readSync(fd, head, 0, 4, 0);
+  } catch {
+    return; // unreadable but executable: let exec decide
+  } finally {
+    fs.closeSync(fd);
+  }
+  const isElf = read === 4 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF';
+  const isScript = read >= 2 && head[0] === 0x23 && head[1] === 0x21;
+  if (!isElf && !isScript) throw systemError('ENOEXEC');
+}
+
+export function checkDirectory(cwd: string): string {
+  const absolute = path.resolve(cwd);
+  const stat = fs.statSync(absolute);
+  if (!stat.isDirectory()) throw systemError('ENOTDIR');
+  fs.accessSync(absolute, fs.constants.X_OK);
+  return absolute;
+}
+
+/** Returns the absolute path of the program, or throws a system error. */
+export function resolveProgram({ program, cwd, env, tty }: ResolveInput): string {
+  if (program.includes('/')) {
+    const file = path.resolve(cwd, program);
+    checkExecutable(file);
+    return file;
+  }
+  const searchPath = env.PATH ?? (tty ? undefined : process.env.PATH);
+  if (searchPath === undefined) throw systemError('ENOENT');
+  let firstError: unknown;
+  for (const dir of searchPath.split(':')) {
+    if (dir === '' || !path.isAbsolute(dir)) continue;
+    const file = path.join(dir, program);
+    try {
+      checkExecutable(file);
+      return file;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT') firstError ??= error;
+    }
+  }
+  throw firstError ?? systemError('ENOENT');
+}

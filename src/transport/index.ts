@@ -1,0 +1,3 @@
+export { LineMessageReader, DEFAULT_MAX_LINE_BYTES, type LineReaderOptions } from './line-reader.js';
+export { LineMessageWriter, Base64Payload } from './line-writer.js';
+export { classify } from './classify.js';

@@ -1,0 +1,136 @@
+/**
+ * Newline-delimited JSON-RPC input over any byte stream (vscode-jsonrpc has
+ * only Content-Length framing). One line is one message; blank lines are
+ * skipped; a line may end with CRLF.
+ *
+ * A line that is not UTF-8, not JSON, not a message, or longer than
+ * `maxLineBytes` never reaches the connection: it goes to `onInvalidLine`
+ * with the JSON-RPC error that describes it, and reading goes on.
+ */
+import type { Readable } from 'node:stream';
+import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
+import { Errors, type ProtocolError } from '../protocol/errors.js';
+import { classify } from './classify.js';
+
+export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+export interface LineReaderOptions {
+  /** Longest accepted line, in bytes, without its newline. */
+  maxLineBytes?: number;
+  /** Called for every line that is not a valid JSON-RPC message. */
+  onInvalidLine?: (error: ProtocolError, line: string | undefined) => void;
+  /** Called once when the input ends (after the last line was delivered). */
+  onEnd?: () => void;
+  /**
+   * Whether the end of input closes the vscode-jsonrpc connection. A server
+   * that drains its work after EOF (EXT-DRAIN) must keep it open.
+   */
+  closeOnEnd?: boolean;
+}
+
+export class LineMessageReader extends AbstractMessageReader {
+  private readonly maxLineBytes: number;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private discarding = false;
+  private callback: DataCallback | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly options: LineReaderOptions = {},
+  ) {
+    super();
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  }
+
+  listen(callback: DataCallback): Disposable {
+    this.callback = callback;
+    const onData = (chunk: Buffer) => this.onChunk(chunk);
+    const onEnd = () => this.onInputEnd();
+    const onError = (error: Error) => {
+      this.fireError(error);
+      this.onInputEnd();
+    };
+    this.input.on('data', onData);
+    this.input.on('end', onEnd);
+    this.input.on('error', onError);
+    return Disposable.create(() => {
+      this.input.off('data', onData);
+      this.input.off('end', onEnd);
+      this.input.off('error', onError);
+    });
+  }
+
+  /** Stops reading: later input is ignored (used on shutdown signals). */
+  stop(): void {
+    this.input.pause();
+    this.onInputEnd();
+  }
+
+  private onChunk(chunk: Buffer): void {
+    if (this.ended) return;
+    let start = 0;
+    for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+      this.append(chunk.subarray(start, newline));
+      this.finishLine();
+      start = newline + 1;
+    }
+    if (start < chunk.length) this.append(chunk.subarray(start));
+  }
+
+  private append(piece: Buffer): void {
+    if (this.discarding || piece.length === 0) return;
+    if (this.pendingBytes + piece.length > this.maxLineBytes) {
+      this.discarding = true;
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    this.pending.push(piece);
+    this.pendingBytes += piece.length;
+  }
+
+  private finishLine(): void {
+    if (this.discarding) {
+      this.discarding = false;
+      this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
+      return;
+    }
+    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (bytes !== undefined && bytes.length > 0) this.handleLine(bytes);
+  }
+
+  private handleLine(bytes: Buffer): void {
+    let text: string;
+    try {
+      text = this.decoder.decode(bytes);
+    } catch {
+      this.options.onInvalidLine?.(Errors.parseError('invalid UTF-8'), undefined);
+      return;
+    }
+    if (text.trim().length === 0) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.options.onInvalidLine?.(Errors.parseError((error as Error).message), text);
+      return;
+    }
+    const classified = classify(value);
+    if (classified.ok) this.callback?.(classified.message);
+    else this.options.onInvalidLine?.(classified.error, text);
+  }
+
+  private onInputEnd(): void {
+    if (this.ended) return;
+    if (this.discarding || this.pendingBytes > 0) this.finishLine();
+    this.ended = true;
+    this.options.onEnd?.();
+    if (this.options.closeOnEnd) this.fireClose();
+  }
+}
