@@ -43,7 +43,12 @@ interface NativePty {
   resize(fd: number, cols: number, rows: number, xPixel: number, yPixel: number): void;
 }
 
-const native = createRequire(import.meta.url)('node-pty').native as NativePty;
+let nativeModule: NativePty | undefined;
+/** Loaded on first PTY use: servers that only run pipes skip the native addon. */
+function native(): NativePty {
+  nativeModule ??= createRequire(import.meta.url)('node-pty').native as NativePty;
+  return nativeModule;
+}
 
 /** A signal death reads as exit code 1 in PTY mode (§3.7). */
 const SIGNAL_EXIT_CODE = 1;
@@ -90,7 +95,7 @@ export class PtyChild implements Child {
       else earlyExit = [code, signal];
     };
     try {
-      const forked = native.fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
+      const forked = native().fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
       self = new PtyChild(forked, events);
     } catch (error) {
       throw spawnError(error);
@@ -115,7 +120,7 @@ export class PtyChild implements Child {
   resize(rows: number, cols: number): void {
     if (this.finished || this.exitCode !== undefined) return;
     try {
-      native.resize(this.masterFd, cols, rows, 0, 0);
+      native().resize(this.masterFd, cols, rows, 0, 0);
     } catch {
       // The terminal went away between our check and the ioctl: nothing to resize.
     }

@@ -1,0 +1,44 @@
+/**
+ * Process facts from /proc. PID 1 here does not reap orphans, so a killed
+ * process may linger as a zombie: "alive" means present and not state Z.
+ */
+import fs from 'node:fs';
+
+export function procState(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  const state = procState(pid);
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+/** Polls /proc until none of `pids` is alive (the kernel gives no event for another's death). */
+export async function waitDead(pids: number[], timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const alive = pids.filter(isAlive);
+    if (alive.length === 0 || Date.now() > deadline) return alive;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Processes whose command line contains `marker` (to find a test's children). */
+export function findByCmdline(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1');
+      if (cmdline.includes(marker) && isAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}

@@ -1,0 +1,154 @@
+/**
+ * Drives the built CLI (`dist/cli/main.js`) as a real child process over
+ * pipes, the way a client does: write lines, read lines, await responses
+ * and notifications by predicate (never by sleeping).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+export const BASE_ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
+
+export type Json = Record<string, any>;
+
+export interface Waiter {
+  match: (message: Json) => boolean;
+  resolve: (message: Json) => void;
+}
+
+export class ServerProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly messages: Json[] = [];
+  readonly rawLines: string[] = [];
+  stderr = '';
+  private buffer = '';
+  private waiters: Waiter[] = [];
+  private nextId = 1000;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[] = [], env: NodeJS.ProcessEnv = process.env) {
+    this.child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe', env });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (text: string) => this.onData(text));
+    this.child.stderr.on('data', (chunk) => (this.stderr += chunk));
+    this.child.stdin.on('error', () => undefined);
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** A server that has completed the handshake. */
+  static async started(args: string[] = [], env?: NodeJS.ProcessEnv): Promise<ServerProcess> {
+    const server = new ServerProcess(args, env);
+    await server.request('initialize', { clientName: 'test' });
+    server.notify('initialized', {});
+    return server;
+  }
+
+  private onData(text: string): void {
+    this.buffer += text;
+    let newline: number;
+    while ((newline = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, newline);
+      this.buffer = this.buffer.slice(newline + 1);
+      this.rawLines.push(line);
+      const message = JSON.parse(line) as Json;
+      this.messages.push(message);
+      this.waiters = this.waiters.filter((waiter) => {
+        if (!waiter.match(message)) return true;
+        waiter.resolve(message);
+        return false;
+      });
+    }
+  }
+
+  sendLine(line: string | Buffer): void {
+    this.child.stdin.write(line);
+    if (typeof line === 'string' && !line.endsWith('\n')) this.child.stdin.write('\n');
+  }
+
+  send(message: Json): void {
+    this.sendLine(JSON.stringify(message));
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.send(params === undefined ? { method } : { method, params });
+  }
+
+  /** Resolves with the first message (already received or future) that matches. */
+  waitFor(match: (message: Json) => boolean, timeoutMs = 10_000): Promise<Json> {
+    const seen = this.messages.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting; stderr: ${this.stderr}`)), timeoutMs);
+      this.waiters.push({
+        match,
+        resolve: (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        },
+      });
+    });
+  }
+
+  /** Sends a request and resolves with its whole response message. */
+  call(method: string, params?: unknown, id: string | number = this.nextId++): Promise<Json> {
+    this.send(params === undefined ? { id, method } : { id, method, params });
+    return this.waitFor((message) => message.id === id && !('method' in message));
+  }
+
+  /** Sends a request; resolves with its result, rejects with its error. */
+  async request(method: string, params?: unknown): Promise<any> {
+    const response = await this.call(method, params);
+    if (response.error) throw Object.assign(new Error(response.error.message), response.error);
+    return response.result;
+  }
+
+  /** The error object of a request that must fail. */
+  async error(method: string, params?: unknown): Promise<{ code: number; message: string }> {
+    const response = await this.call(method, params);
+    if (!response.error) throw new Error(`expected an error, got ${JSON.stringify(response.result)}`);
+    return response.error;
+  }
+
+  notifications(processId: string): Json[] {
+    return this.messages.filter((m) => m.method?.startsWith('process/') && m.params?.processId === processId);
+  }
+
+  waitClosed(processId: string, timeoutMs?: number): Promise<Json> {
+    return this.waitFor((m) => m.method === 'process/closed' && m.params.processId === processId, timeoutMs);
+  }
+
+  /** All output bytes of a process, from its notifications. */
+  output(processId: string): Buffer {
+    return Buffer.concat(
+      this.notifications(processId)
+        .filter((m) => m.method === 'process/output')
+        .map((m) => Buffer.from(m.params.chunk, 'base64')),
+    );
+  }
+
+  /** Starts a process with defaults (pipes, /tmp, BASE_ENV). */
+  start(processId: string, argv: string[], extra: Json = {}): Promise<any> {
+    return this.request('process/start', { processId, argv, cwd: '/tmp', env: BASE_ENV, tty: false, ...extra });
+  }
+
+  /** Closes stdin and waits for the server to exit. */
+  async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+
+  /** Kills the server if a test left it running. */
+  async dispose(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.stdin.end();
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+  }
+}
+
+export function b64(text: string): string {
+  return Buffer.from(text).toString('base64');
+}
