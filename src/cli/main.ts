@@ -8,6 +8,7 @@ import { ExecServer } from '../server/exec-server.js';
 import { createStderrLogger } from '../server/logger.js';
 import { serverExtensions } from '../server/extensions.js';
 import { parseCli, USAGE, UsageError } from './args.js';
+import { closeInheritedDescriptors } from './inherited-fds.js';
 
 // stdout carries protocol messages only: a stray console.log must not corrupt it.
 console.log = console.error;
@@ -32,6 +33,8 @@ function main(): void {
     return;
   }
   const logger = createStderrLogger(options.logLevel);
+  const closed = closeInheritedDescriptors();
+  if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);
   const extensions = serverExtensions();
   const server = new ExecServer({
     input: process.stdin,

@@ -26,7 +26,8 @@ for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
 export class Guardian {
   private child: ChildProcess | undefined;
 
-  private ensure(): ChildProcess | undefined {
+  /** Starts the guardian now, before any PTY descriptor exists that it could inherit. */
+  ensure(): ChildProcess | undefined {
     if (this.child) return this.child;
     try {
       const child = spawn('/bin/sh', ['-c', SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });

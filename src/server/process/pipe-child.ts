@@ -12,6 +12,24 @@ import type { Readable } from 'node:stream';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
+import { findPerl } from './perl.js';
+import { openPtyMasters } from './pty-child.js';
+
+const PERL_CLOSE_AND_EXEC =
+  'require POSIX; my $n = shift; POSIX::close(shift) for 1 .. $n; my $file = shift; exec {$file} @ARGV or die "$!\\n"';
+
+/**
+ * While PTYs are open their master descriptors would leak into this child
+ * (they lack close-on-exec), so it then execs through perl, which closes
+ * them first. With no PTY open the child is spawned directly.
+ */
+function execPlan(request: SpawnRequest): [file: string, args: string[], argv0: string] {
+  const masters = openPtyMasters();
+  const perl = masters.length > 0 ? findPerl() : undefined;
+  if (!perl) return [request.file, request.args, request.argv0];
+  const fds = masters.map(String);
+  return [perl, ['-e', PERL_CLOSE_AND_EXEC, String(fds.length), ...fds, request.file, request.argv0, ...request.args], 'perl'];
+}
 
 const SIGNAL_EXIT_CODE = -1;
 
@@ -41,9 +59,10 @@ export class PipeChild implements Child {
   /** Spawns the child; rejects with the −32603 `ProtocolError` if exec fails. */
   static async spawn(request: SpawnRequest, events: ChildEvents): Promise<PipeChild> {
     let child: ChildProcess;
+    const [file, args, argv0] = execPlan(request);
     try {
-      child = spawn(request.file, request.args, {
-        argv0: request.argv0,
+      child = spawn(file, args, {
+        argv0,
         cwd: request.cwd,
         env: request.env,
         detached: true,

@@ -44,6 +44,7 @@ export class ProcessManager {
     options: ProcessManagerOptions = {},
   ) {
     this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
+    this.guardian.ensure();
     let resolve!: () => void;
     this.stopWaiting = { promise: new Promise<void>((done) => (resolve = done)), resolve };
   }

@@ -25,6 +25,7 @@ import tty from 'node:tty';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killSession } from './kill.js';
+import { findPerl } from './perl.js';
 
 interface NativePty {
   fork(
@@ -56,6 +57,16 @@ const SIGNAL_EXIT_CODE = 1;
 const DRAIN_TIMEOUT_MS = 2000;
 const PERL_EXEC = 'my $file = shift; exec {$file} @ARGV or die "$!\\n"';
 
+/**
+ * Master descriptors of live PTYs. forkpty opens them without close-on-exec
+ * and Node cannot set that flag, so pipe children must close them (see
+ * `pipe-child.ts`).
+ */
+const liveMasters = new Set<number>();
+export function openPtyMasters(): number[] {
+  return [...liveMasters];
+}
+
 export class PtyChild implements Child {
   readonly tty = true;
   readonly pid: number;
@@ -78,6 +89,7 @@ export class PtyChild implements Child {
   ) {
     this.pid = forked.pid;
     this.masterFd = forked.fd;
+    liveMasters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
     this.reader = new tty.ReadStream(forked.fd);
     this.reader.on('data', (bytes: Buffer) => this.onData(bytes));
@@ -215,6 +227,7 @@ export class PtyChild implements Child {
     if (this.held.length > 0 && !this.marker) this.events.output('pty', this.held);
     this.closeSlave();
     this.reader.destroy();
+    liveMasters.delete(this.masterFd);
     this.events.exit(this.exitCode);
     this.events.close();
   }
@@ -268,7 +281,7 @@ function openSlave(name: string): number | undefined {
  */
 function execPlan(request: SpawnRequest): [string, string[]] {
   if (request.argv0 === request.program) return [request.program, request.args];
-  const perl = ['/usr/bin/perl', '/bin/perl'].find((candidate) => fs.existsSync(candidate));
+  const perl = findPerl();
   if (!perl) throw spawnError(systemError('ENOENT'));
   return [perl, ['-e', PERL_EXEC, request.file, request.argv0, ...request.args]];
 }

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import { findByCmdline, waitDead } from './support/proc.js';
+import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await ServerProcess.started();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+let counter = 0;
+const id = () => `t${++counter}`;
+const startTty = (processId: string, argv: string[], extra = {}) => server.start(processId, argv, { tty: true, ...extra });
+
+async function runTty(argv: string[], extra = {}) {
+  const processId = id();
+  await startTty(processId, argv, extra);
+  await server.waitClosed(processId);
+  const exited = server.notifications(processId).find((m) => m.method === 'process/exited')!;
+  return { processId, output: server.output(processId).toString(), exitCode: exited.params.exitCode };
+}
+
+/** The pid of the process running `program` with `marker` in its args, once it has exec'd. */
+async function execedAs(program: string, marker: string): Promise<number> {
+  for (let attempt = 0; attempt < 250; attempt++) {
+    for (const pid of findByCmdline(marker)) {
+      const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0];
+      if (argv0 === program) return pid;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no ${program} ${marker}`);
+}
+
+describe('PTY processes (§3.8)', () => {
+  it('merges output as stream "pty" with CRLF and a 24x80 default size', async () => {
+    const { processId, output } = await runTty(['sh', '-c', 'stty size; echo err >&2']);
+    expect(output).toBe('24 80\r\nerr\r\n');
+    expect(server.notifications(processId).filter((m) => m.method === 'process/output').every((m) => m.params.stream === 'pty')).toBe(true);
+  });
+
+  it('honours size on start and process/resize (EXT-RESIZE)', async () => {
+    expect((await runTty(['stty', 'size'], { size: { rows: 40, cols: 120 } })).output).toBe('40 120\r\n');
+    expect(
+      await server.error('process/start', { processId: 'x', argv: ['true'], cwd: '/', env: {}, tty: true, size: { rows: 0, cols: 5 } }),
+    ).toEqual({ code: -32602, message: 'size.rows and size.cols must be integers between 1 and 65535' });
+    const processId = id();
+    await startTty(processId, ['sh', '-c', 'trap "stty size" WINCH; echo ready; while :; do sleep 0.02; done']);
+    await server.waitFor((m) => m.method === 'process/output' && m.params.processId === processId);
+    expect(await server.request('process/resize', { processId, rows: 50, cols: 132 })).toEqual({});
+    await server.waitFor(() => server.output(processId).toString().includes('50 132'));
+    await server.request('process/terminate', { processId });
+    await server.waitClosed(processId);
+    // Resizing an exited (retained) process is a quiet no-op.
+    expect(await server.request('process/resize', { processId, rows: 10, cols: 10 })).toEqual({});
+  });
+
+  it('echoes input and runs the line discipline', async () => {
+    const processId = id();
+    await startTty(processId, ['cat']);
+    await server.request('process/write', { processId, chunk: b64('hello\n') });
+    await server.waitFor(() => server.output(processId).toString() === 'hello\r\nhello\r\n');
+    await server.request('process/write', { processId, chunk: b64('\u0004') });
+    await server.waitClosed(processId);
+    expect(server.notifications(processId).find((m) => m.method === 'process/exited')!.params.exitCode).toBe(0);
+  });
+
+  it('sets no TERM, adds SHELL, and reports signal deaths as exit code 1', async () => {
+    const { output } = await runTty(['/usr/bin/env'], { env: { A: '1' } });
+    expect(output).not.toContain('TERM=');
+    expect(output).toMatch(/^SHELL=\//m);
+    expect(output).toContain('A=1');
+    expect((await runTty(['sh', '-c', 'kill -KILL $$'])).exitCode).toBe(1);
+  });
+
+  it('sets argv[0] from arg0 in PTY mode too', async () => {
+    expect((await runTty(['bash', '-c', 'echo $0'], { arg0: 'shown-name' })).output).toBe('shown-name\r\n');
+  });
+
+  it('rejects bad starts with -32603 instead of silently falling back', async () => {
+    const start = (argv: string[], extra = {}) =>
+      server.error('process/start', { processId: 'bad', argv, cwd: '/tmp', env: BASE_ENV, tty: true, ...extra });
+    expect(await start(['true'], { cwd: '/no/such/dir' })).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
+    expect(await start(['true'], { env: {} })).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
+    expect(await start([''])).toEqual({ code: -32603, message: 'missing program for PTY spawn' });
+  });
+
+  it('rejects closeStdin for PTY processes', async () => {
+    const processId = id();
+    await startTty(processId, ['cat']);
+    expect(await server.error('process/write', { processId, chunk: '', closeStdin: true })).toEqual({
+      code: -32602,
+      message: 'closeStdin is only supported for pipeStdin processes',
+    });
+    await server.request('process/terminate', { processId });
+    await server.waitClosed(processId);
+  });
+
+  it('gives children only fds 0-2: no other PTY master, no server pipes', async () => {
+    const holder = id();
+    await startTty(holder, ['sleep', '30.101']);
+    const targets = [id(), id()];
+    await startTty(targets[0]!, ['sleep', '30.102']);
+    await server.start(targets[1]!, ['sleep', '30.103'], { pipeStdin: true });
+    for (const marker of ['30.102', '30.103']) {
+      const pid = await execedAs('sleep', marker);
+      expect(fs.readdirSync(`/proc/${pid}/fd`).sort()).toEqual(['0', '1', '2']);
+    }
+    for (const processId of [holder, ...targets]) await server.request('process/terminate', { processId });
+  });
+
+  it('kills job-control jobs of an interactive shell on terminate (session sweep)', async () => {
+    const processId = id();
+    await startTty(processId, ['bash', '--norc', '--noprofile', '-i'], { env: { ...BASE_ENV, PS1: '$ ' } });
+    await server.request('process/write', { processId, chunk: b64('sleep 3001 & echo "job=$!"\n') });
+    const match = await server.waitFor(() => /job=(\d+)/.test(server.output(processId).toString())).then(
+      () => /job=(\d+)/.exec(server.output(processId).toString())!,
+    );
+    const jobPid = Number(match[1]);
+    expect(await server.request('process/terminate', { processId })).toEqual({ running: true });
+    await server.waitClosed(processId);
+    expect(await waitDead([jobPid])).toEqual([]);
+  });
+});
+
+describe('nothing is lost at exit', () => {
+  const BYTES = 20_480;
+  const burst = ['bash', '-c', `printf '%${BYTES}s' x`];
+
+  it.each([
+    ['tty', true],
+    ['pipe', false],
+  ])('delivers every byte of a 20 KiB burst in 100 of 100 runs (%s)', async (_name, tty) => {
+    const short: number[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const ids = Array.from({ length: 10 }, () => id());
+      await Promise.all(ids.map((processId) => server.start(processId, burst, { tty })));
+      await Promise.all(ids.map((processId) => server.waitClosed(processId)));
+      for (const processId of ids) {
+        const length = server.output(processId).length;
+        if (length !== BYTES) short.push(length);
+      }
+    }
+    expect(short).toEqual([]);
+  });
+});
