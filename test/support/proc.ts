@@ -28,17 +28,31 @@ export async function waitDead(pids: number[], timeoutMs = 5000): Promise<number
   }
 }
 
-/** Processes whose command line contains `marker` (to find a test's children). */
-export function findByCmdline(marker: string): number[] {
+/**
+ * Live processes whose command line contains `marker` (to find a test's
+ * children), optionally only those whose argv[0] is `program`.
+ */
+export function findByCmdline(marker: string, program?: string): number[] {
   const found: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1');
-      if (cmdline.includes(marker) && isAlive(Number(entry))) found.push(Number(entry));
+      if (!cmdline.includes(marker) || !isAlive(Number(entry))) continue;
+      if (program === undefined || cmdline.split('\0')[0] === program) found.push(Number(entry));
     } catch {
       // exited meanwhile
     }
   }
   return found;
+}
+
+/** Polls until `count` processes match (a forked child may not have exec'd yet). */
+export async function waitFound(marker: string, program: string, count = 1, timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = findByCmdline(marker, program);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -20,7 +20,7 @@ while IFS= read -r line; do
         case $groups in *" $g "*) groups="\${groups%% $g *} \${groups#* $g }" ;; esac ;;
   esac
 done
-for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
 `;
 
 export class Guardian {
