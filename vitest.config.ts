@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// In CI, also write machine-readable results: .ci/run prints "N passed, N failed" from them.
+const ci = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -7,5 +10,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    reporters: ci ? ['default', 'json'] : ['default'],
+    outputFile: ci ? { json: '.ci/results.json' } : undefined,
   },
 });

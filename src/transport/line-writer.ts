@@ -3,7 +3,7 @@
  *
  * Messages are written compact, one per line, in the reference's shape: no
  * `"jsonrpc"` member, `id` first in responses. A result may carry one
- * `Base64Payload`: its bytes are base64-encoded straight onto the stream in
+ * top-level `Base64Payload` field: its bytes are base64-encoded straight onto the stream in
  * slices, so a response far larger than a V8 string (a 512 MiB file is
  * 716 MB of base64) never exists as one string.
  */
@@ -24,6 +24,19 @@ const SLICE_BYTES = 3 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
 
+const PAUSE_BYTES = 1024 * 1024;
+const RESUME_BYTES = 256 * 1024;
+
+/** The key of a large `Base64Payload` directly inside `value.result`, if any. */
+function findLargePayload(value: Json): string | undefined {
+  const result = value.result;
+  if (result === null || typeof result !== 'object') return undefined;
+  for (const [key, field] of Object.entries(result)) {
+    if (field instanceof Base64Payload && field.bytes.length > SLICE_BYTES) return key;
+  }
+  return undefined;
+}
+
 function reorder(message: Json): Json {
   if ('id' in message && ('result' in message || 'error' in message)) {
     return 'error' in message && message.error !== undefined
@@ -43,6 +56,7 @@ function reorder(message: Json): Json {
 
 export class LineMessageWriter extends AbstractMessageWriter {
   private closed = false;
+  private readonly drainListeners: Array<() => void> = [];
 
   constructor(private readonly output: Writable) {
     super();
@@ -56,15 +70,25 @@ export class LineMessageWriter extends AbstractMessageWriter {
     });
   }
 
-  /** True while the stream's buffer is over its high-water mark. */
+  /**
+   * Flow control with our own marks: a single 87 KB output line already
+   * exceeds a pipe's 16 KiB high-water mark, and pausing producers at that
+   * mark would stop them after every chunk. Producers pause above
+   * `PAUSE_BYTES` buffered and resume below `RESUME_BYTES`.
+   */
   get congested(): boolean {
-    return this.output.writableNeedDrain;
+    return this.output.writableLength > PAUSE_BYTES;
   }
 
-  /** Runs `listener` each time a congested stream drains. */
+  /** Runs `listener` whenever buffered output falls below the resume mark. */
   onDrain(listener: () => void): void {
-    this.output.on('drain', listener);
+    this.drainListeners.push(listener);
   }
+
+  private afterFlush = (): void => {
+    if (this.drainListeners.length === 0 || this.output.writableLength > RESUME_BYTES) return;
+    for (const listener of this.drainListeners) listener();
+  };
 
   write(message: Message): Promise<void> {
     return this.writeRaw(reorder(message as unknown as Json));
@@ -73,15 +97,12 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /** Writes any JSON object as one line (used for `id: null` error replies). */
   writeRaw(value: Json): Promise<void> {
     if (this.closed) return Promise.resolve();
-    let payload: Base64Payload | undefined;
-    const text = JSON.stringify(value, (_key, field: unknown) => {
-      if (field instanceof Base64Payload && field.bytes.length > SLICE_BYTES && payload === undefined) {
-        payload = field;
-        return PLACEHOLDER;
-      }
-      return field;
-    });
-    if (payload === undefined) return this.push(`${text}\n`);
+    const payloadKey = findLargePayload(value);
+    // No replacer on the common path: a replacer function turns off V8's fast JSON.stringify.
+    if (payloadKey === undefined) return this.push(`${JSON.stringify(value)}\n`);
+    const result = value.result as Json;
+    const payload = result[payloadKey] as Base64Payload;
+    const text = JSON.stringify({ ...value, result: { ...result, [payloadKey]: PLACEHOLDER } });
     const at = text.indexOf(JSON.stringify(PLACEHOLDER));
     this.output.write(text.slice(0, at + 1));
     for (let offset = 0; offset < payload.bytes.length; offset += SLICE_BYTES) {
@@ -90,10 +111,22 @@ export class LineMessageWriter extends AbstractMessageWriter {
     return this.push(`${text.slice(at + JSON.stringify(PLACEHOLDER).length - 1)}\n`);
   }
 
+  /**
+   * Writes one line that the caller serialized itself (must be one JSON
+   * message without newlines). The hot path for output notifications.
+   */
+  writeLine(line: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.push(`${line}\n`);
+  }
+
   private push(text: string): Promise<void> {
     return new Promise((resolve) => {
       // Errors surface through the stream's 'error' event (see constructor).
-      this.output.write(text, () => resolve());
+      this.output.write(text, () => {
+        this.afterFlush();
+        resolve();
+      });
     });
   }
 

@@ -23,6 +23,10 @@ export class ServerProcess {
   readonly rawLines: string[] = [];
   stderr = '';
   private buffer = '';
+  /** Output bytes per process, counted from every `process/output` seen. */
+  readonly outputBytes = new Map<string, number>();
+  /** When false, `process/output` messages are counted but not kept (for floods). */
+  keepOutput = true;
   private waiters: Waiter[] = [];
   private nextId = 1000;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -50,9 +54,14 @@ export class ServerProcess {
     while ((newline = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, newline);
       this.buffer = this.buffer.slice(newline + 1);
-      this.rawLines.push(line);
       const message = JSON.parse(line) as Json;
+      if (message.method === 'process/output') {
+        const { processId, chunk } = message.params;
+        this.outputBytes.set(processId, (this.outputBytes.get(processId) ?? 0) + base64Length(chunk));
+        if (!this.keepOutput) continue;
+      }
       this.messages.push(message);
+      if (this.keepOutput) this.rawLines.push(line);
       this.waiters = this.waiters.filter((waiter) => {
         if (!waiter.match(message)) return true;
         waiter.resolve(message);
@@ -151,4 +160,9 @@ export class ServerProcess {
 
 export function b64(text: string): string {
   return Buffer.from(text).toString('base64');
+}
+
+function base64Length(text: string): number {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return (text.length / 4) * 3 - padding;
 }
