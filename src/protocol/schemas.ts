@@ -25,8 +25,7 @@ const absolutePath = () =>
     .refine((value) => path.posix.isAbsolute(value), literal('AbsolutePathBuf deserialized without a base path'));
 
 /** `sandbox` must be absent or null: this project runs no sandboxes. */
-const noSandbox = () =>
-  z.unknown().refine((value) => value === undefined || value === null, literal('sandbox is not supported'));
+const noSandbox = () => z.null(literal('sandbox is not supported')).optional();
 
 const dimension = (message: string) =>
   z

@@ -34,13 +34,20 @@ export interface ExecServerOptions extends ProcessManagerOptions {
   output: Writable;
   maxLineBytes?: number;
   logger?: Logger;
-  /** Extra methods (filesystem, http), given the connection's notifier. */
-  extraMethods?: (notify: Notifier) => MethodTable;
+  /** Extra methods (filesystem, http), given the connection's notification channel. */
+  extraMethods?: (channel: NotificationChannel) => MethodTable;
   /** Work to finish before the server exits (e.g. aborting HTTP streams). */
   onShutdown?: Array<() => Promise<void> | void>;
 }
 
-export type Notifier = (method: string, params: object) => void;
+/** What extra methods may use of the connection: notifications with flow control. */
+export interface NotificationChannel {
+  notify(method: string, params: object): void;
+  /** True while the client is not keeping up: producers should pause. */
+  isCongested(): boolean;
+  /** Called when a congested client has caught up. */
+  onResume(listener: () => void): void;
+}
 
 export class ExecServer {
   readonly done: Promise<number>;
@@ -75,7 +82,11 @@ export class ExecServer {
     this.methods = {
       [Method.Initialize]: method(S.InitializeParams, 'InitializeParams', (params) => this.lifecycle.initialize(params)),
       ...processMethods(this.processes),
-      ...(options.extraMethods?.((name, params) => this.notify(name, params)) ?? {}),
+      ...(options.extraMethods?.({
+        notify: (name, params) => this.notify(name, params),
+        isCongested: () => this.writer.congested,
+        onResume: (listener) => this.writer.onDrain(listener),
+      }) ?? {}),
     };
     this.connection = createMessageConnection(new CountingReader(this.reader, () => this.requestsRead++), this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));

@@ -22,7 +22,7 @@ export class ServerProcess {
   readonly messages: Json[] = [];
   readonly rawLines: string[] = [];
   stderr = '';
-  private buffer = '';
+  private parts: string[] = [];
   /** Output bytes per process, counted from every `process/output` seen. */
   readonly outputBytes = new Map<string, number>();
   /** When false, `process/output` messages are counted but not kept (for floods). */
@@ -31,8 +31,8 @@ export class ServerProcess {
   private nextId = 1000;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[] = [], env: NodeJS.ProcessEnv = process.env) {
-    this.child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe', env });
+  constructor(args: string[] = [], env: NodeJS.ProcessEnv = process.env, user?: { uid: number; gid: number }) {
+    this.child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe', env, ...user });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => this.onData(text));
     this.child.stderr.on('data', (chunk) => (this.stderr += chunk));
@@ -41,34 +41,51 @@ export class ServerProcess {
   }
 
   /** A server that has completed the handshake. */
-  static async started(args: string[] = [], env?: NodeJS.ProcessEnv): Promise<ServerProcess> {
-    const server = new ServerProcess(args, env);
+  static async started(
+    args: string[] = [],
+    env?: NodeJS.ProcessEnv,
+    user?: { uid: number; gid: number },
+  ): Promise<ServerProcess> {
+    const server = new ServerProcess(args, env, user);
     await server.request('initialize', { clientName: 'test' });
     server.notify('initialized', {});
     return server;
   }
 
   private onData(text: string): void {
-    this.buffer += text;
-    let newline: number;
-    while ((newline = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, newline);
-      this.buffer = this.buffer.slice(newline + 1);
-      const message = JSON.parse(line) as Json;
-      if (message.method === 'process/output') {
-        const { processId, chunk } = message.params;
-        this.outputBytes.set(processId, (this.outputBytes.get(processId) ?? 0) + base64Length(chunk));
-        if (!this.keepOutput) continue;
-      }
-      this.messages.push(message);
-      if (this.keepOutput) this.rawLines.push(line);
-      this.waiters = this.waiters.filter((waiter) => {
-        if (!waiter.match(message)) return true;
-        waiter.resolve(message);
-        return false;
-      });
+    // Look for newlines only in the new text: a 140 MB line must not be rescanned per chunk.
+    let newline = text.indexOf('\n');
+    if (newline === -1) {
+      this.parts.push(text);
+      return;
     }
+    let start = 0;
+    while (newline !== -1) {
+      const line = this.parts.length > 0 ? this.parts.join('') + text.slice(start, newline) : text.slice(start, newline);
+      this.parts = [];
+      this.onLine(line);
+      start = newline + 1;
+      newline = text.indexOf('\n', start);
+    }
+    if (start < text.length) this.parts.push(text.slice(start));
   }
+
+  private onLine(line: string): void {
+    const message = JSON.parse(line) as Json;
+    if (message.method === 'process/output') {
+      const { processId, chunk } = message.params;
+      this.outputBytes.set(processId, (this.outputBytes.get(processId) ?? 0) + base64Length(chunk));
+      if (!this.keepOutput) return;
+    }
+    this.messages.push(message);
+    this.rawLines.push(line);
+    this.waiters = this.waiters.filter((waiter) => {
+      if (!waiter.match(message)) return true;
+      waiter.resolve(message);
+      return false;
+    });
+  }
+
 
   sendLine(line: string | Buffer): void {
     this.child.stdin.write(line);

@@ -1,0 +1,191 @@
+/**
+ * The filesystem methods (PROTOCOL.md §4, EXT-CANON) over node:fs/promises.
+ * Paths arrive absolute and unnormalized (checked by the schemas); OS errors
+ * become protocol errors through `fsError`, one errno table for all.
+ */
+import { constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { decodeBase64 } from '../../protocol/base64.js';
+import { Errors, ProtocolError } from '../../protocol/errors.js';
+import type {
+  FsCanonicalizeResult,
+  FsDirectoryEntry,
+  FsMetadataResult,
+  FsReadDirectoryResult,
+} from '../../protocol/types.js';
+import { Base64Payload } from '../../transport/line-writer.js';
+import { errnoCode, fsError, systemError } from '../os-error.js';
+
+export const READ_FILE_LIMIT = 536_870_912;
+type Empty = Record<string, never>;
+
+/** Runs an fs operation, turning OS errors into protocol errors. */
+async function mapped<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof ProtocolError || errnoCode(error) === undefined) throw error;
+    throw fsError(error);
+  }
+}
+
+export function readFile(file: string): Promise<{ dataBase64: Base64Payload }> {
+  return mapped(async () => {
+    const handle = await fs.open(file, 'r');
+    try {
+      const stat = await handle.stat();
+      if (stat.isDirectory()) throw systemError('EISDIR');
+      if (stat.size > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
+      return { dataBase64: new Base64Payload(await readCapped(handle, stat.size)) };
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/**
+ * Reads to EOF, but never past the limit: /proc files report size 0, and a
+ * device like /dev/zero never ends.
+ */
+async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafe(Math.max(Math.min(sizeHint, READ_FILE_LIMIT) + 1, 64 * 1024));
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, READ_FILE_LIMIT + 1));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  if (length > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
+  return buffer.subarray(0, length);
+}
+
+export async function writeFile(file: string, dataBase64: string): Promise<Empty> {
+  const decoded = decodeBase64(dataBase64);
+  if (!decoded.ok) throw Errors.writeFileBase64(decoded.error);
+  await mapped(() => fs.writeFile(file, decoded.bytes));
+  return {};
+}
+
+export async function createDirectory(dir: string, recursive: boolean): Promise<Empty> {
+  await mapped(async () => {
+    if (!recursive) return void (await fs.mkdir(dir));
+    await fs.mkdir(dir, { recursive: true });
+    // mkdir -p succeeds on an existing directory but must fail on anything else.
+    const stat = await fs.stat(dir);
+    if (!stat.isDirectory()) throw systemError('EEXIST');
+  });
+  return {};
+}
+
+export function getMetadata(file: string): Promise<FsMetadataResult> {
+  return mapped(async () => {
+    const link = await fs.lstat(file);
+    const target = link.isSymbolicLink() ? await fs.stat(file) : link;
+    return {
+      isDirectory: target.isDirectory(),
+      isFile: target.isFile(),
+      isSymlink: link.isSymbolicLink(),
+      createdAtMs: Math.trunc(target.birthtimeMs) > 0 ? Math.trunc(target.birthtimeMs) : 0,
+      modifiedAtMs: Math.trunc(target.mtimeMs),
+    };
+  });
+}
+
+export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
+  return mapped(async () => {
+    const dirents = await fs.readdir(dir, { withFileTypes: true });
+    const entries: FsDirectoryEntry[] = [];
+    for (const dirent of dirents) {
+      if (dirent.isDirectory() || dirent.isFile()) {
+        entries.push({ fileName: dirent.name, isDirectory: dirent.isDirectory(), isFile: dirent.isFile() });
+      } else if (dirent.isSymbolicLink() || isUnknownType(dirent)) {
+        // Types follow links; entries whose type cannot be resolved are omitted (§4, Q8).
+        const stat = await fs.stat(path.join(dir, dirent.name)).catch(() => undefined);
+        if (stat) entries.push({ fileName: dirent.name, isDirectory: stat.isDirectory(), isFile: stat.isFile() });
+      } else {
+        entries.push({ fileName: dirent.name, isDirectory: false, isFile: false });
+      }
+    }
+    return { entries };
+  });
+}
+
+function isUnknownType(dirent: import('node:fs').Dirent): boolean {
+  return !dirent.isBlockDevice() && !dirent.isCharacterDevice() && !dirent.isFIFO() && !dirent.isSocket() && !dirent.isSymbolicLink() && !dirent.isDirectory() && !dirent.isFile();
+}
+
+export async function remove(target: string, recursive: boolean, force: boolean): Promise<Empty> {
+  await mapped(async () => {
+    let stat;
+    try {
+      stat = await fs.lstat(target);
+    } catch (error) {
+      if (force && (error as { code?: string }).code === 'ENOENT') return;
+      throw error;
+    }
+    if (!stat.isDirectory()) return fs.unlink(target); // a symlink goes, never its target
+    if (recursive) return fs.rm(target, { recursive: true, force: false });
+    return fs.rmdir(target);
+  });
+  return {};
+}
+
+export async function copy(source: string, destination: string, recursive: boolean): Promise<Empty> {
+  await mapped(async () => {
+    const stat = await fs.lstat(source);
+    if (stat.isSymbolicLink()) return copySymlink(source, destination);
+    if (stat.isFile()) return copyFile(source, destination, false);
+    if (!stat.isDirectory()) throw Errors.copyUnsupportedType();
+    if (!recursive) throw Errors.copyDirectoryNeedsRecursive();
+    const from = await fs.realpath(source);
+    const to = path.resolve(await realParent(destination), path.basename(destination));
+    if (to === from || to.startsWith(`${from}/`)) throw Errors.copyIntoItself();
+    await copyDirectory(source, destination);
+  });
+  return {};
+}
+
+/** The destination's parent, resolved, so that "inside the source" is judged on real paths. */
+async function realParent(destination: string): Promise<string> {
+  return fs.realpath(path.dirname(destination)).catch(() => path.dirname(destination));
+}
+
+async function copySymlink(source: string, destination: string): Promise<void> {
+  await fs.symlink(await fs.readlink(source), destination);
+}
+
+async function copyFile(source: string, destination: string, exclusive: boolean): Promise<void> {
+  const existing = await fs.stat(destination).catch(() => undefined);
+  if (existing?.isDirectory()) throw systemError('EISDIR');
+  if (existing) {
+    const sourceStat = await fs.stat(source);
+    // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
+    if (existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
+  }
+  await fs.copyFile(source, destination, exclusive ? constants.COPYFILE_EXCL : 0);
+}
+
+async function copyDirectory(source: string, destination: string): Promise<void> {
+  const existing = await fs.lstat(destination).catch(() => undefined);
+  if (existing && !existing.isDirectory()) throw systemError('EEXIST');
+  if (!existing) await fs.mkdir(destination);
+  for (const dirent of await fs.readdir(source, { withFileTypes: true })) {
+    const from = path.join(source, dirent.name);
+    const to = path.join(destination, dirent.name);
+    if (dirent.isSymbolicLink()) await copySymlink(from, to);
+    else if (dirent.isDirectory()) await copyDirectory(from, to);
+    else if (dirent.isFile()) await copyFile(from, to, true);
+    else throw Errors.copyUnsupportedType();
+  }
+}
+
+export function canonicalize(file: string): Promise<FsCanonicalizeResult> {
+  return mapped(async () => ({ path: await fs.realpath(file) }));
+}

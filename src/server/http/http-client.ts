@@ -1,0 +1,137 @@
+/**
+ * `http/request` (§5) on undici. Not the global fetch: fetch uppercases
+ * method names, merges and sorts request headers, and decompresses bodies;
+ * the reference does none of that. undici's `request` sends what it is given,
+ * and its redirect interceptor follows redirects as the reference does.
+ */
+import type { Readable } from 'node:stream';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { Errors } from '../../protocol/errors.js';
+import { Notification } from '../../protocol/methods.js';
+import type * as S from '../../protocol/schemas.js';
+import type { HttpHeader, HttpRequestResult } from '../../protocol/types.js';
+import { validateRequest } from './validate-request.js';
+
+type Params = z.output<typeof S.HttpRequestParams>;
+
+const MAX_REDIRECTIONS = 10;
+export const BODY_ERROR = 'error decoding response body';
+export const INPUT_CLOSED = 'exec-server input closed';
+
+/** How streamed bodies reach the client, and whether the client keeps up. */
+export interface DeltaChannel {
+  notify(method: string, params: object): void;
+  isCongested(): boolean;
+  onResume(listener: () => void): void;
+}
+
+interface ActiveStream {
+  body: Readable;
+  abort(reason: string): void;
+}
+
+export class HttpClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly streams = new Map<string, ActiveStream>();
+
+  constructor(private readonly channel: DeltaChannel) {
+    this.dispatcher = new Agent().compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
+    channel.onResume(() => {
+      for (const stream of this.streams.values()) stream.body.resume();
+    });
+  }
+
+  async request(params: Params): Promise<HttpRequestResult> {
+    const valid = validateRequest(params);
+    const streaming = params.streamResponse === true;
+    if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
+    const controller = new AbortController();
+    const timeoutMs = params.timeoutMs ?? undefined;
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(), Math.min(timeoutMs, 2 ** 31 - 1));
+    const clear = () => timer && clearTimeout(timer);
+    if (timeoutMs === 0) controller.abort();
+    let response: Dispatcher.ResponseData;
+    try {
+      if (streaming) this.reserve(params.requestId, controller);
+      response = await request(valid.url, {
+        method: valid.method as Dispatcher.HttpMethod,
+        headers: valid.headers,
+        body: valid.body,
+        signal: controller.signal,
+        dispatcher: this.dispatcher,
+      });
+    } catch {
+      clear();
+      this.streams.delete(params.requestId);
+      throw Errors.httpSendFailed(params.url);
+    }
+    const head = { status: response.statusCode, headers: flattenHeaders(response.headers) };
+    if (streaming) {
+      this.stream(params.requestId, response.body, controller, clear);
+      return { ...head, bodyBase64: '' };
+    }
+    try {
+      const body = Buffer.from(await response.body.arrayBuffer());
+      return { ...head, bodyBase64: body.toString('base64') };
+    } catch {
+      throw Errors.httpBodyFailed();
+    } finally {
+      clear();
+    }
+  }
+
+  /** Aborts every streamed body with a terminal delta (EXT-DRAIN step 5). */
+  shutdown(): void {
+    for (const stream of [...this.streams.values()]) stream.abort(INPUT_CLOSED);
+  }
+
+  private reserve(requestId: string, controller: AbortController): void {
+    const placeholder: ActiveStream = { body: undefined as unknown as Readable, abort: () => controller.abort() };
+    this.streams.set(requestId, placeholder);
+  }
+
+  private stream(requestId: string, body: Readable, controller: AbortController, clear: () => void): void {
+    let seq = 0;
+    let finished = false;
+    const delta = (deltaBase64: string, done: boolean, error: string | null) =>
+      this.channel.notify(Notification.HttpBodyDelta, { requestId, seq: ++seq, deltaBase64, done, error });
+    const finish = (error: string | null) => {
+      if (finished) return;
+      finished = true;
+      clear();
+      this.streams.delete(requestId);
+      delta('', true, error);
+    };
+    this.streams.set(requestId, {
+      body,
+      abort: (reason) => {
+        finish(reason);
+        controller.abort();
+        body.destroy();
+      },
+    });
+    body.pause();
+    body.on('data', (chunk: Buffer) => {
+      if (finished) return;
+      delta(chunk.toString('base64'), false, null);
+      if (this.channel.isCongested()) body.pause();
+    });
+    body.on('end', () => finish(null));
+    body.on('error', () => finish(BODY_ERROR));
+    // Start after the response line has been queued: deltas must follow it.
+    setImmediate(() => {
+      if (!this.channel.isCongested()) body.resume();
+    });
+  }
+}
+
+/** undici's header object → the wire list, lower-case names, duplicates kept. */
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): HttpHeader[] {
+  const list: HttpHeader[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) list.push({ name: name.toLowerCase(), value: item });
+  }
+  return list;
+}

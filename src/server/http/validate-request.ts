@@ -1,0 +1,59 @@
+/**
+ * Checks an `http/request` before anything goes on the network, with the
+ * reference's −32602 texts (§5).
+ */
+import type { z } from 'zod';
+import { decodeBase64 } from '../../protocol/base64.js';
+import { Errors } from '../../protocol/errors.js';
+import type * as S from '../../protocol/schemas.js';
+
+type Params = z.output<typeof S.HttpRequestParams>;
+
+/** RFC 9110 token characters. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
+
+export interface ValidRequest {
+  method: string;
+  url: URL;
+  /** Flat [name, value, name, value, …], order and duplicates kept. */
+  headers: string[];
+  body: Buffer | undefined;
+}
+
+function isValidHeaderValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) return false;
+  }
+  return true;
+}
+
+export function validateRequest(params: Params): ValidRequest {
+  let url: URL;
+  try {
+    url = new URL(params.url);
+  } catch {
+    throw Errors.httpInvalidUrl(SCHEME.test(params.url) ? 'invalid URL' : 'relative URL without a base');
+  }
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme !== 'http' && scheme !== 'https') throw Errors.httpScheme(scheme);
+  if (!TOKEN.test(params.method)) throw Errors.httpMethod();
+  const headers: string[] = [];
+  let hasAccept = false;
+  for (const { name, value } of params.headers ?? []) {
+    if (!TOKEN.test(name)) throw Errors.httpHeaderName();
+    if (!isValidHeaderValue(value)) throw Errors.httpHeaderValue(name);
+    if (name.toLowerCase() === 'accept') hasAccept = true;
+    headers.push(name, value);
+  }
+  // The reference sends `accept: */*` unless told otherwise, and no user-agent.
+  if (!hasAccept) headers.push('accept', '*/*');
+  let body: Buffer | undefined;
+  if (params.bodyBase64 !== undefined && params.bodyBase64 !== null) {
+    const decoded = decodeBase64(params.bodyBase64);
+    if (!decoded.ok) throw Errors.invalidParams(decoded.error);
+    body = decoded.bytes;
+  }
+  return { method: params.method, url, headers, body };
+}
