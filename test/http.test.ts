@@ -1,0 +1,206 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerProcess } from './support/server-process.js';
+
+let server: ServerProcess;
+let web: http.Server;
+let base: string;
+const seen: Array<{ method: string; url: string; rawHeaders: string[]; body: string }> = [];
+
+beforeAll(async () => {
+  web = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString() });
+      route(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  server = await ServerProcess.started();
+});
+afterAll(async () => {
+  await server.dispose();
+  web.closeAllConnections();
+  await new Promise((resolve) => web.close(resolve));
+});
+
+function route(req: http.IncomingMessage, res: http.ServerResponse): void {
+  switch (req.url) {
+    case '/hello':
+      res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      res.setHeader('X-Custom', 'v');
+      return void res.end('hello');
+    case '/missing':
+      res.statusCode = 404;
+      return void res.end('nope');
+    case '/redirect':
+      res.writeHead(302, { location: '/hello' });
+      return void res.end();
+    case '/gzip':
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      return void res.end(zlib.gzipSync('compressed'));
+    case '/chunked': {
+      let n = 0;
+      const timer = setInterval(() => {
+        res.write(`part${++n};`);
+        if (n === 3) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 20);
+      return;
+    }
+    case '/slow-head':
+      return void setTimeout(() => res.end('late'), 2000);
+    case '/slow-body':
+      res.write('start;');
+      return void setTimeout(() => res.end('end'), 2000);
+    case '/abort':
+      res.write('partial;');
+      return void setTimeout(() => res.socket?.destroy(), 50);
+    case '/empty':
+      res.statusCode = 204;
+      return void res.end();
+    case '/big':
+      return void res.end(Buffer.alloc(3 * 1024 * 1024, 120));
+    default:
+      res.end(`echo:${req.method}`);
+  }
+}
+
+const req = (params: Record<string, unknown>) => ({ method: 'GET', requestId: 'r', ...params });
+const text = (b64: string) => Buffer.from(b64, 'base64').toString();
+
+describe('http/request buffered (§5)', () => {
+  it('returns status, lower-case headers in order with duplicates, and the body', async () => {
+    const result = await server.request('http/request', req({ url: `${base}/hello` }));
+    expect(result.status).toBe(200);
+    expect(text(result.bodyBase64)).toBe('hello');
+    const cookies = result.headers.filter((h: any) => h.name === 'set-cookie').map((h: any) => h.value);
+    expect(cookies).toEqual(['a=1', 'b=2']);
+    expect(result.headers.find((h: any) => h.name === 'x-custom')).toEqual({ name: 'x-custom', value: 'v' });
+  });
+
+  it('sends method, ordered duplicate headers, accept */* and the body', async () => {
+    await server.request('http/request', req({
+      method: 'PUT',
+      url: `${base}/echo`,
+      headers: [{ name: 'X-Dup', value: '1' }, { name: 'X-Other', value: 'o' }, { name: 'x-dup', value: '2' }],
+      bodyBase64: Buffer.from('payload').toString('base64'),
+    }));
+    const last = seen.at(-1)!;
+    expect(last.method).toBe('PUT');
+    expect(last.body).toBe('payload');
+    const names = last.rawHeaders.filter((_, i) => i % 2 === 0);
+    expect(names.filter((n) => /^x-/i.test(n))).toEqual(['X-Dup', 'X-Other', 'x-dup']);
+    expect(last.rawHeaders).toContain('*/*');
+    expect(names.map((n) => n.toLowerCase())).not.toContain('user-agent');
+  });
+
+  it('treats non-2xx as results, follows redirects, keeps gzip bodies raw, handles 204 and 3 MiB', async () => {
+    expect((await server.request('http/request', req({ url: `${base}/missing` }))).status).toBe(404);
+    const redirected = await server.request('http/request', req({ url: `${base}/redirect` }));
+    expect([redirected.status, text(redirected.bodyBase64)]).toEqual([200, 'hello']);
+    const gzip = await server.request('http/request', req({ url: `${base}/gzip` }));
+    expect(zlib.gunzipSync(Buffer.from(gzip.bodyBase64, 'base64')).toString()).toBe('compressed');
+    expect(gzip.headers).toContainEqual({ name: 'content-encoding', value: 'gzip' });
+    expect(await server.request('http/request', req({ url: `${base}/empty` }))).toMatchObject({ status: 204, bodyBase64: '' });
+    expect(Buffer.from((await server.request('http/request', req({ url: `${base}/big` }))).bodyBase64, 'base64').length).toBe(3 * 1024 * 1024);
+  });
+
+  it('validates before sending, with the reference texts', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ url: '/relative' }, 'http/request url is invalid: relative URL without a base'],
+      [{ url: 'ftp://127.0.0.1/' }, 'http/request only supports http and https URLs, got ftp'],
+      [{ url: base, method: 'BAD METHOD' }, 'http/request method is invalid: invalid HTTP method'],
+      [{ url: base, headers: [{ name: 'bad name', value: 'x' }] }, 'http/request header name is invalid: invalid HTTP header name'],
+      [{ url: base, headers: [{ name: 'X-A', value: 'a\nb' }] }, 'http/request header value is invalid for X-A: failed to parse header value'],
+      [{ url: base, headers: { a: 'b' } }, 'headers: invalid type: map, expected a sequence'],
+      [{ url: base, bodyBase64: 'a' }, 'Invalid input length: 1'],
+    ];
+    for (const [params, message] of cases) {
+      expect(await server.error('http/request', req(params))).toEqual({ code: -32602, message });
+    }
+  });
+
+  it('fails transport errors and timeouts with -32603', async () => {
+    const refused = 'http://127.0.0.1:1/';
+    expect(await server.error('http/request', req({ url: refused }))).toEqual({
+      code: -32603,
+      message: `http/request failed: error sending request for url (${refused})`,
+    });
+    expect((await server.error('http/request', req({ url: `${base}/hello`, timeoutMs: 0 }))).code).toBe(-32603);
+    expect((await server.error('http/request', req({ url: `${base}/slow-head`, timeoutMs: 200 }))).message).toBe(
+      `http/request failed: error sending request for url (${base}/slow-head)`,
+    );
+    expect(await server.error('http/request', req({ url: `${base}/slow-body`, timeoutMs: 300 }))).toEqual({
+      code: -32603,
+      message: 'failed to read http/request response body: error decoding response body',
+    });
+  });
+
+  it('does not block other requests while a slow request is pending (EXT-CONCURRENCY)', async () => {
+    const slow = server.call('http/request', req({ url: `${base}/slow-head` }));
+    const started = Date.now();
+    await server.request('fs/getMetadata', { path: '/tmp' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(text((await slow).result.bodyBase64)).toBe('late');
+  });
+});
+
+describe('http/request streamed', () => {
+  const deltas = (requestId: string) =>
+    server.messages.filter((m) => m.method === 'http/request/bodyDelta' && m.params.requestId === requestId).map((m) => m.params);
+  const done = (requestId: string) =>
+    server.waitFor((m) => m.method === 'http/request/bodyDelta' && m.params.requestId === requestId && m.params.done);
+
+  it('answers after the headers, then sends numbered deltas and one terminal delta', async () => {
+    const response = await server.call('http/request', req({ url: `${base}/chunked`, requestId: 's1', streamResponse: true }));
+    expect(response.result).toMatchObject({ status: 200, bodyBase64: '' });
+    await done('s1');
+    const list = deltas('s1');
+    expect(list.map((d) => d.seq)).toEqual(list.map((_, i) => i + 1));
+    expect(list.map((d) => text(d.deltaBase64)).join('')).toBe('part1;part2;part3;');
+    expect(list.at(-1)).toEqual({ requestId: 's1', seq: list.length, deltaBase64: '', done: true, error: null });
+    const responseIndex = server.messages.indexOf(response);
+    const firstDelta = server.messages.findIndex((m) => m.params?.requestId === 's1');
+    expect(responseIndex).toBeLessThan(firstDelta);
+  });
+
+  it('ends a body that breaks with a terminal error delta, and an empty body with one terminal delta', async () => {
+    await server.request('http/request', req({ url: `${base}/abort`, requestId: 's2', streamResponse: true }));
+    expect((await done('s2')).params.error).toBe('error decoding response body');
+    await server.request('http/request', req({ url: `${base}/empty`, requestId: 's3', streamResponse: true }));
+    await done('s3');
+    expect(deltas('s3')).toEqual([{ requestId: 's3', seq: 1, deltaBase64: '', done: true, error: null }]);
+  });
+
+  it('rejects a second stream with an active requestId, then allows reuse', async () => {
+    await server.request('http/request', req({ url: `${base}/slow-body`, requestId: 's4', streamResponse: true }));
+    expect(await server.error('http/request', req({ url: `${base}/hello`, requestId: 's4', streamResponse: true }))).toEqual({
+      code: -32602,
+      message: 'http/request streamResponse requestId `s4` is already active',
+    });
+    // Buffered requests neither check nor reserve ids.
+    expect((await server.request('http/request', req({ url: `${base}/hello`, requestId: 's4' }))).status).toBe(200);
+    await done('s4');
+    expect((await server.request('http/request', req({ url: `${base}/hello`, requestId: 's4', streamResponse: true }))).status).toBe(200);
+  });
+
+  it('aborts a stream in progress at end of input with "exec-server input closed"', async () => {
+    const local = await ServerProcess.started();
+    try {
+      await local.request('http/request', req({ url: `${base}/slow-body`, requestId: 'eof', streamResponse: true }));
+      const { code } = await local.close();
+      expect(code).toBe(0);
+      const terminal = local.messages.filter((m) => m.method === 'http/request/bodyDelta').at(-1)!;
+      expect(terminal.params).toMatchObject({ done: true, error: 'exec-server input closed' });
+    } finally {
+      await local.dispose();
+    }
+  });
+});
