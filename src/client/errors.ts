@@ -1,0 +1,58 @@
+/**
+ * Client-side errors, created in one place. A server's JSON-RPC error is an
+ * `ExecServerError` with the server's numeric `code`; failures of the client
+ * itself are `ExecServerClientError`s with a string `kind`.
+ */
+
+/** An error response from the exec-server. */
+export class ExecServerError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExecServerError';
+  }
+}
+
+export type ClientErrorKind =
+  | 'disconnected'
+  | 'spawnFailed'
+  | 'handshakeTimeout'
+  | 'serverExited'
+  | 'protocolViolation'
+  | 'closed';
+
+export class ExecServerClientError extends Error {
+  constructor(
+    readonly kind: ClientErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExecServerClientError';
+  }
+}
+
+export const DISCONNECTED = 'exec-server transport disconnected';
+
+export const ClientErrors = {
+  /** The canonical disconnect message, with `: <reason>` when there is one. */
+  disconnected: (reason?: string) =>
+    new ExecServerClientError('disconnected', reason ? `${DISCONNECTED}: ${reason}` : DISCONNECTED),
+  spawnFailed: (command: string, detail: string) =>
+    new ExecServerClientError('spawnFailed', `failed to start exec-server \`${command}\`: ${detail}`),
+  handshakeTimeout: (ms: number) =>
+    new ExecServerClientError('handshakeTimeout', `exec-server did not answer initialize within ${ms} ms`),
+  serverExited: (status: string, stderrTail: string) =>
+    new ExecServerClientError(
+      'serverExited',
+      `exec-server exited during the handshake (${status})${stderrTail ? `; last stderr:\n${stderrTail}` : ''}`,
+    ),
+  protocolViolation: (line: string) =>
+    new ExecServerClientError('protocolViolation', `exec-server sent a line that is not JSON-RPC: ${shorten(line)}`),
+  closed: () => new ExecServerClientError('closed', 'exec-server client is closed'),
+} as const;
+
+function shorten(line: string, max = 200): string {
+  return line.length <= max ? JSON.stringify(line) : `${JSON.stringify(line.slice(0, max))}… (${line.length} chars)`;
+}

@@ -1,0 +1,13 @@
+export {
+  ExecServerClient,
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
+  type ConnectOptions,
+  type SpawnOptions,
+  type StartOptions,
+  type HttpRequestOptions,
+  type HttpResponse,
+  type HttpStreamResponse,
+} from './exec-server-client.js';
+export { ProcessSession, type ProcessEvent, type ReadOptions, type ReadResult } from './process-session.js';
+export { ExecServerError, ExecServerClientError, DISCONNECTED, type ClientErrorKind } from './errors.js';
+export type { RunOptions, RunResult } from './run.js';

@@ -1,0 +1,222 @@
+/**
+ * A handle on one process started through the client: its methods, and its
+ * events in seq order (async iterator, listeners, or stdout/stderr streams).
+ *
+ * Events published before anyone consumes them are kept and handed to the
+ * first consumer (so nothing between `start()` and attaching is lost); later
+ * consumers see events from the moment they attach.
+ */
+import { EventEmitter } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import type { OutputStream, ProcessReadResult, WriteStatus } from '../protocol/types.js';
+import { EventQueue } from './event-queue.js';
+import { SeqOrderer } from './seq-orderer.js';
+
+export type ProcessEvent =
+  | { type: 'output'; seq: number; stream: OutputStream; chunk: Buffer }
+  | { type: 'exited'; seq: number; exitCode: number }
+  | { type: 'closed'; seq: number }
+  | { type: 'failed'; message: string };
+
+/** `process/read`'s result with decoded chunks. */
+export interface ReadResult extends Omit<ProcessReadResult, 'chunks'> {
+  chunks: Array<{ seq: number; stream: OutputStream; chunk: Buffer }>;
+}
+
+export interface ReadOptions {
+  afterSeq?: number;
+  maxBytes?: number;
+  waitMs?: number;
+}
+
+/** The calls a session makes; implemented by the client. */
+export interface SessionBackend {
+  read(processId: string, options: ReadOptions): Promise<ReadResult>;
+  write(processId: string, bytes: Uint8Array, closeStdin: boolean): Promise<WriteStatus>;
+  terminate(processId: string): Promise<boolean>;
+  resize(processId: string, rows: number, cols: number): Promise<void>;
+  signal(processId: string, signal: string): Promise<void>;
+}
+
+type Consumer = (event: ProcessEvent) => void;
+
+export class ProcessSession extends EventEmitter implements AsyncIterable<ProcessEvent> {
+  private readonly orderer = new SeqOrderer<Exclude<ProcessEvent, { type: 'failed' }>>((event) => this.publish(event));
+  private backlog: ProcessEvent[] | undefined = [];
+  private readonly consumers = new Set<Consumer>();
+  /** Internal observers (wait()): they see events but do not take the backlog. */
+  private readonly watchers = new Set<Consumer>();
+  private failure: string | undefined;
+  private finished = false;
+  private exitCode: number | null = null;
+  private exited = false;
+  /** Called once `closed` (or a failure) has been delivered. */
+  onFinished: (() => void) | undefined;
+
+  constructor(
+    readonly processId: string,
+    readonly tty: boolean,
+    private readonly backend: SessionBackend,
+  ) {
+    super();
+    this.on('newListener', (name: string) => {
+      if (['event', 'output', 'exited', 'closed', 'failed'].includes(name)) this.attach(this.emitEvent);
+    });
+  }
+
+  /** True once `closed` or `failed` has been delivered. */
+  get done(): boolean {
+    return this.finished;
+  }
+
+  // ---- events in ----
+
+  /** Routes a notification's event; out-of-order events wait for their turn. */
+  receive(event: Exclude<ProcessEvent, { type: 'failed' }>): void {
+    if (!this.finished) this.orderer.push(event);
+  }
+
+  /** The transport is gone: one `failed` event, and reads synthesize a closed state. */
+  fail(message: string): void {
+    if (this.finished) return;
+    this.failure = message;
+    this.publish({ type: 'failed', message });
+  }
+
+  private publish(event: ProcessEvent): void {
+    if (event.type === 'exited') {
+      this.exited = true;
+      this.exitCode = event.exitCode;
+    }
+    if (this.backlog) this.backlog.push(event);
+    for (const consumer of this.consumers) consumer(event);
+    for (const watcher of this.watchers) watcher(event);
+    if (event.type === 'closed' || event.type === 'failed') {
+      this.finished = true;
+      this.onFinished?.();
+    }
+  }
+
+  private attach(consumer: Consumer): void {
+    if (this.consumers.has(consumer)) return;
+    this.consumers.add(consumer);
+    const backlog = this.backlog;
+    this.backlog = undefined;
+    for (const event of backlog ?? []) consumer(event);
+  }
+
+  private readonly emitEvent: Consumer = (event) => {
+    this.emit('event', event);
+    this.emit(event.type, event);
+  };
+
+  // ---- events out ----
+
+  /** Events in seq order; ends after `closed` or `failed`. */
+  [Symbol.asyncIterator](): AsyncIterator<ProcessEvent> {
+    const queue = new EventQueue<ProcessEvent>();
+    const consumer: Consumer = (event) => {
+      queue.push(event);
+      if (event.type === 'closed' || event.type === 'failed') {
+        queue.end();
+        this.consumers.delete(consumer);
+      }
+    };
+    const replaysBacklog = this.backlog !== undefined;
+    this.attach(consumer);
+    if (this.finished && !replaysBacklog) queue.end();
+    return queue[Symbol.asyncIterator]();
+  }
+
+  private streams: { stdout?: PassThrough; stderr?: PassThrough } = {};
+
+  /** Output of stream "stdout" (or "pty") as a Node stream. */
+  get stdout(): Readable {
+    return this.stream('stdout');
+  }
+
+  /** Output of stream "stderr" as a Node stream (empty under a PTY). */
+  get stderr(): Readable {
+    return this.stream('stderr');
+  }
+
+  private stream(name: 'stdout' | 'stderr'): PassThrough {
+    const existing = this.streams[name];
+    if (existing) return existing;
+    const stream = new PassThrough();
+    this.streams[name] = stream;
+    this.attach((event) => {
+      if (event.type === 'output' && (event.stream === name || (name === 'stdout' && event.stream === 'pty'))) {
+        stream.write(event.chunk);
+      } else if (event.type === 'closed') {
+        stream.end();
+      } else if (event.type === 'failed') {
+        stream.destroy(new Error(event.message));
+      }
+    });
+    return stream;
+  }
+
+  // ---- calls ----
+
+  async read(options: ReadOptions = {}): Promise<ReadResult> {
+    if (this.failure !== undefined) return this.synthesizedRead();
+    try {
+      return await this.backend.read(this.processId, options);
+    } catch (error) {
+      if (this.failure !== undefined) return this.synthesizedRead();
+      throw error;
+    }
+  }
+
+  private synthesizedRead(): ReadResult {
+    return {
+      chunks: [],
+      nextSeq: this.orderer.publishedThrough + 1,
+      exited: true,
+      exitCode: this.exitCode,
+      closed: true,
+      failure: this.failure ?? null,
+    };
+  }
+
+  write(bytes: Uint8Array | string): Promise<WriteStatus> {
+    return this.backend.write(this.processId, typeof bytes === 'string' ? Buffer.from(bytes) : bytes, false);
+  }
+
+  /** Closes a `pipeStdin` process's stdin (EXT-CLOSESTDIN), after writing `bytes` if given. */
+  closeStdin(bytes: Uint8Array | string = ''): Promise<WriteStatus> {
+    return this.backend.write(this.processId, typeof bytes === 'string' ? Buffer.from(bytes) : bytes, true);
+  }
+
+  resize(rows: number, cols: number): Promise<void> {
+    return this.backend.resize(this.processId, rows, cols);
+  }
+
+  signal(signal: string): Promise<void> {
+    return this.backend.signal(this.processId, signal);
+  }
+
+  /** SIGKILLs the process group; resolves true if it was still running. */
+  terminate(): Promise<boolean> {
+    return this.backend.terminate(this.processId);
+  }
+
+  /** Resolves with the exit code once `closed` arrives (rejects on failure). */
+  wait(): Promise<number | null> {
+    return new Promise((resolve, reject) => {
+      const check = (event: ProcessEvent) => {
+        if (event.type === 'closed') resolve(this.exitCode);
+        else if (event.type === 'failed') reject(new Error(event.message));
+        else return;
+        this.watchers.delete(check);
+      };
+      if (this.finished) return this.failure !== undefined ? reject(new Error(this.failure)) : resolve(this.exitCode);
+      this.watchers.add(check);
+    });
+  }
+
+  get exitStatus(): { exited: boolean; exitCode: number | null } {
+    return { exited: this.exited, exitCode: this.exitCode };
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * `client.run()`: the common case of running one command to completion and
+ * collecting its output, with an optional timeout and output cap.
+ */
+import type { StartOptions } from './exec-server-client.js';
+import type { ProcessSession } from './process-session.js';
+
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  tty?: boolean;
+  /** Written to the process's stdin, which is then closed (pipes) or sent ^D (PTY). */
+  stdin?: Uint8Array | string;
+  /** Terminate the process after this long (its result then has `timedOut`). */
+  timeoutMs?: number;
+  /** Keep at most this many bytes of output (per stream and merged); later bytes are dropped. */
+  maxOutputBytes?: number;
+}
+
+export interface RunResult {
+  exitCode: number | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** stdout and stderr (or the PTY) interleaved in seq order. */
+  output: Buffer;
+  timedOut: boolean;
+  truncated: boolean;
+}
+
+interface Starter {
+  start(options: StartOptions): Promise<ProcessSession>;
+}
+
+class Collector {
+  private readonly parts: Buffer[] = [];
+  private bytes = 0;
+  truncated = false;
+
+  constructor(private readonly limit: number) {}
+
+  add(chunk: Buffer): void {
+    const room = this.limit - this.bytes;
+    if (room <= 0) {
+      if (chunk.length > 0) this.truncated = true;
+      return;
+    }
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (kept.length < chunk.length) this.truncated = true;
+    this.parts.push(kept);
+    this.bytes += kept.length;
+  }
+
+  get buffer(): Buffer {
+    return Buffer.concat(this.parts, this.bytes);
+  }
+}
+
+export async function runProcess(client: Starter, argv: string[], options: RunOptions): Promise<RunResult> {
+  const limit = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
+  const stdout = new Collector(limit);
+  const stderr = new Collector(limit);
+  const output = new Collector(limit);
+  const tty = options.tty ?? false;
+  const session = await client.start({ argv, cwd: options.cwd, env: options.env, tty, pipeStdin: options.stdin !== undefined && !tty });
+  let timedOut = false;
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          void session.terminate().catch(() => undefined);
+        }, options.timeoutMs);
+  try {
+    if (options.stdin !== undefined) {
+      if (tty) await session.write(Buffer.concat([Buffer.from(options.stdin), Buffer.from([4])]));
+      else await session.closeStdin(options.stdin);
+    }
+    let exitCode: number | null = null;
+    for await (const event of session) {
+      if (event.type === 'output') {
+        (event.stream === 'stderr' ? stderr : stdout).add(event.chunk);
+        output.add(event.chunk);
+      } else if (event.type === 'exited') {
+        exitCode = event.exitCode;
+      } else if (event.type === 'failed') {
+        throw new Error(event.message);
+      }
+    }
+    return {
+      exitCode,
+      stdout: stdout.buffer,
+      stderr: stderr.buffer,
+      output: output.buffer,
+      timedOut,
+      truncated: stdout.truncated || stderr.truncated || output.truncated,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}

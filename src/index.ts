@@ -1,0 +1,14 @@
+/**
+ * exec-server: run processes, files and HTTP on a machine through a helper
+ * process that speaks line-delimited JSON-RPC on stdio.
+ *
+ * - `ExecServerClient` spawns or connects to a server and drives it.
+ * - `ExecServer` is the server itself, over any pair of streams.
+ * - The protocol types, method names and error codes are exported as well.
+ */
+export * from './client/index.js';
+export { ExecServer, type ExecServerOptions, type NotificationChannel } from './server/exec-server.js';
+export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './server/logger.js';
+export { serverExtensions } from './server/extensions.js';
+export { ErrorCode, ProtocolError, Method, Notification } from './protocol/index.js';
+export type * from './protocol/types.js';

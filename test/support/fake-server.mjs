@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * A scripted exec-server for client tests: answers initialize, then plays a
+ * scenario when it sees process/start. Usage: fake-server.mjs <scenario>
+ */
+import readline from 'node:readline';
+
+const scenario = process.argv[2];
+const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+const output = (processId, seq, text) =>
+  send({ method: 'process/output', params: { processId, seq, stream: 'stdout', chunk: Buffer.from(text).toString('base64') } });
+const exited = (processId, seq, exitCode) => send({ method: 'process/exited', params: { processId, seq, exitCode } });
+const closed = (processId, seq) => send({ method: 'process/closed', params: { processId, seq } });
+
+const scenarios = {
+  reorder(id, processId) {
+    // Everything out of order, with a duplicate and a stale seq; the response comes last.
+    closed(processId, 5);
+    output(processId, 2, 'b');
+    exited(processId, 4, 7);
+    output(processId, 1, 'a');
+    output(processId, 2, 'b');
+    output(processId, 3, 'c');
+    output(processId, 1, 'stale');
+    send({ id, result: { processId } });
+  },
+  'disconnect-after-start'(id, processId) {
+    send({ id, result: { processId } });
+    output(processId, 1, 'partial');
+    setTimeout(() => process.exit(0), 50);
+  },
+  'noisy-quiet'(id, processId) {
+    send({ id, result: { processId } });
+    if (processId !== 'quiet') return;
+    for (let seq = 0; seq <= 4096; seq++) output('noisy', seq, 'x');
+    exited('quiet', 1, 17);
+  },
+};
+
+if (scenario === 'malformed') {
+  readline.createInterface({ input: process.stdin }).once('line', () => process.stdout.write('not-json\n'));
+} else {
+  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.id === undefined) return;
+    if (message.method === 'initialize') return send({ id: message.id, result: { sessionId: 'fake-session' } });
+    if (message.method === 'process/start') return scenarios[scenario](message.id, message.params.processId);
+    send({ id: message.id, result: {} });
+  });
+}
