@@ -12,3 +12,5 @@ export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './
 export { serverExtensions } from './server/extensions.js';
 export { ErrorCode, ProtocolError, Method, Notification } from './protocol/index.js';
 export type * from './protocol/types.js';
+export * from './executor/index.js';
+export * from './sessions/index.js';

@@ -235,3 +235,27 @@ describe('against scripted servers', () => {
     expect(await waitDead(findByCmdline('60.61', 'sleep'))).toEqual([]);
   });
 });
+
+describe.runIf(process.env.EXEC_SERVER_REFERENCE)('against the reference exec-server', () => {
+  it('runs commands and reads files through codex exec-server', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'codex-home-'));
+    const client = await ExecServerClient.spawn({
+      command: process.env.EXEC_SERVER_REFERENCE!,
+      args: ['exec-server', '--listen', 'stdio'],
+      env: { ...process.env, CODEX_HOME: home },
+    });
+    try {
+      const piped = await client.run(['sh', '-c', 'echo out; echo err >&2; exit 5']);
+      expect([piped.exitCode, piped.stdout.toString(), piped.stderr.toString()]).toEqual([5, 'out\n', 'err\n']);
+      const tty = await client.run(['stty', 'size'], { tty: true });
+      expect(tty.output.toString()).toBe('24 80\r\n');
+      const file = path.join(tmp, 'ref-file');
+      await client.writeFile(file, 'via reference');
+      expect((await client.readFile(file)).toString()).toBe('via reference');
+      await expect(client.environmentInfo()).rejects.toMatchObject({ code: -32601 });
+    } finally {
+      await client.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -255,6 +255,14 @@ export class ExecServerClient implements AsyncDisposable {
     }
   }
 
+  /**
+   * Sends any request and returns its raw result (base64 stays base64).
+   * The typed methods below are preferred; this is for methods they do not cover.
+   */
+  request<T = unknown>(method: string, params?: unknown): Promise<T> {
+    return this.call<T>(method, params);
+  }
+
   /** Starts a process and returns its session (events in seq order). */
   async start(options: StartOptions): Promise<ProcessSession> {
     if (this.failure) throw this.failure;

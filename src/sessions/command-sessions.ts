@@ -1,0 +1,156 @@
+/**
+ * Interactive command sessions over PTYs, for agent harnesses and editors:
+ * run a command, wait a bounded time for output, come back later with more
+ * input. Works over any `Executor`, so the same code drives this machine or
+ * a remote exec-server.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Executor, ProcessEvent } from '../executor/executor.js';
+import { SessionOutput } from './session-output.js';
+import { HeadTail } from './head-tail.js';
+
+export const DEFAULT_TIMEOUT_MS = 1000;
+export const MAX_TIMEOUT_MS = 60_000;
+export const OUTPUT_MAX_BYTES = 128 * 1024;
+
+export interface ExecRequest {
+  /** Continue this session; without it, `input` is the argv of a new one. */
+  sessionId?: number;
+  /** argv for a new session, or text chunks (joined with spaces) for its stdin. */
+  input: string[];
+  /** How long to collect output (default 1000 ms, at most 60000 ms). */
+  timeoutMs?: number;
+}
+
+export interface ExecResult {
+  /** Present while the session's process is still running. */
+  sessionId?: number;
+  output: string;
+}
+
+export interface CommandSessionsOptions {
+  /** Environment of new sessions (default: this process's). */
+  env?: Record<string, string>;
+  /** Working directory of new sessions (default: this process's). */
+  cwd?: string;
+}
+
+export class CommandSessionError extends Error {
+  constructor(
+    readonly kind: 'missingCommandLine' | 'unknownSession',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandSessionError';
+  }
+}
+
+interface Session {
+  processId: string;
+  output: SessionOutput;
+  closed: boolean;
+}
+
+export class CommandSessions {
+  private readonly sessions = new Map<number, Session>();
+  private readonly byProcess = new Map<string, Session>();
+  private nextId = 1;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly executor: Executor,
+    private readonly options: CommandSessionsOptions = {},
+  ) {
+    this.unsubscribe = executor.onEvent((processId, event) => this.onEvent(processId, event));
+  }
+
+  private onEvent(processId: string, event: ProcessEvent): void {
+    const session = this.byProcess.get(processId);
+    if (!session) return;
+    if (event.type === 'output') session.output.push(event.chunk);
+    else if (event.type === 'closed' || event.type === 'failed') {
+      session.closed = true;
+      this.byProcess.delete(processId);
+      session.output.wake();
+    }
+  }
+
+  async exec(request: ExecRequest): Promise<ExecResult> {
+    const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
+    const [id, session] =
+      request.sessionId === undefined ? await this.open(request.input) : await this.resume(request.sessionId, request.input);
+    const deadline = Date.now() + timeoutMs;
+    const collected = new HeadTail(OUTPUT_MAX_BYTES);
+    for (;;) {
+      collected.push(session.output.drain());
+      if (session.closed || Date.now() >= deadline) break;
+      await session.output.waitForChange(deadline - Date.now());
+    }
+    collected.push(session.output.drain());
+    // An unfinished character waits for the rest of its bytes in the next call.
+    if (!session.closed) session.output.unshift(collected.takeIncompleteEnd());
+    const output = warning + collected.text();
+    if (session.closed) {
+      this.sessions.delete(id);
+      return { output };
+    }
+    return { sessionId: id, output };
+  }
+
+  private async open(argv: string[]): Promise<[number, Session]> {
+    if (argv.length === 0) throw new CommandSessionError('missingCommandLine', 'missing command line');
+    const session: Session = { processId: randomUUID(), output: new SessionOutput(OUTPUT_MAX_BYTES), closed: false };
+    // Registered first: output may arrive before start() resolves.
+    this.byProcess.set(session.processId, session);
+    try {
+      await this.executor.start({
+        processId: session.processId,
+        argv,
+        cwd: this.options.cwd ?? process.cwd(),
+        env: this.options.env ?? inheritedEnv(),
+        tty: true,
+      });
+    } catch (error) {
+      this.byProcess.delete(session.processId);
+      throw error;
+    }
+    const id = this.nextId++;
+    this.sessions.set(id, session);
+    return [id, session];
+  }
+
+  private async resume(id: number, input: string[]): Promise<[number, Session]> {
+    const session = this.sessions.get(id);
+    if (!session || session.closed) {
+      this.sessions.delete(id);
+      throw new CommandSessionError('unknownSession', `unknown session id ${id}`);
+    }
+    if (input.length > 0) await this.executor.write(session.processId, Buffer.from(input.join(' ')));
+    return [id, session];
+  }
+
+  /** Terminates every session and stops listening. */
+  async close(): Promise<void> {
+    this.unsubscribe();
+    await Promise.all([...this.sessions.values()].map((s) => this.executor.terminate(s.processId).catch(() => false)));
+    this.sessions.clear();
+    this.byProcess.clear();
+  }
+}
+
+function clampTimeout(requested: number | undefined): [number, string] {
+  if (requested === undefined) return [DEFAULT_TIMEOUT_MS, ''];
+  if (requested > MAX_TIMEOUT_MS) {
+    return [
+      MAX_TIMEOUT_MS,
+      `Warning: requested timeout ${requested}ms exceeds maximum of ${MAX_TIMEOUT_MS}ms; clamping to ${MAX_TIMEOUT_MS}ms.\n`,
+    ];
+  }
+  return [Math.max(0, requested), ''];
+}
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}

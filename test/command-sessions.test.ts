@@ -1,0 +1,94 @@
+/** The seed's interactive-session tests, against every executor. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandSessionError, CommandSessions, type Executor } from '../src/index.js';
+import { executorKinds, referenceKind } from './support/executors.js';
+
+const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', PS1: '$ ', HOME: '/tmp' };
+const kinds = [...executorKinds, ...(referenceKind() ? [referenceKind()!] : [])];
+if (!referenceKind()) {
+  console.info('command sessions: reference exec-server not tested (set EXEC_SERVER_REFERENCE to its binary to include it)');
+}
+
+describe.each(kinds)('CommandSessions over $name', ({ create }) => {
+  let executor: Executor;
+  let sessions: CommandSessions;
+  beforeAll(async () => {
+    executor = await create();
+    sessions = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
+  });
+  afterAll(async () => {
+    await sessions.close();
+    await executor.close();
+  });
+
+  const shell = async () => {
+    const opened = await sessions.exec({ input: ['bash', '--norc', '--noprofile', '-i'], timeoutMs: 1000 });
+    expect(opened.sessionId).toBeTypeOf('number');
+    return opened.sessionId!;
+  };
+
+  it('keeps a session across calls', async () => {
+    const id = await shell();
+    await sessions.exec({ sessionId: id, input: ['export', 'CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
+    const out = await sessions.exec({ sessionId: id, input: ['echo $CODEX_INTERACTIVE_SHELL_VAR\n'], timeoutMs: 800 });
+    expect(out.output).toContain('codex');
+    expect(out.sessionId).toBe(id);
+  });
+
+  it('keeps sessions independent', async () => {
+    const a = await shell();
+    const b = await shell();
+    await sessions.exec({ sessionId: a, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
+    const fromB = await sessions.exec({ sessionId: b, input: ['echo "[$CODEX_INTERACTIVE_SHELL_VAR]"\n'], timeoutMs: 800 });
+    expect(fromB.output).toContain('[]');
+    const fromA = await sessions.exec({ sessionId: a, input: ['echo "[$CODEX_INTERACTIVE_SHELL_VAR]"\n'], timeoutMs: 800 });
+    expect(fromA.output).toContain('[codex]');
+  });
+
+  it('returns at the timeout and hands late output to a later call', async () => {
+    const id = await shell();
+    await sessions.exec({ sessionId: id, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
+    const early = await sessions.exec({ sessionId: id, input: ['sleep 1 && echo $CODEX_INTERACTIVE_SHELL_VAR\n'], timeoutMs: 10 });
+    expect(early.output).not.toContain('codex\r\n');
+    const late = await sessions.exec({ sessionId: id, input: [], timeoutMs: 2500 });
+    expect(late.output).toContain('codex');
+  });
+
+  it('clamps large timeouts with a warning, and returns when the process exits', async () => {
+    const started = Date.now();
+    const result = await sessions.exec({ input: ['echo', 'codex'], timeoutMs: 120_000 });
+    expect(result.output.startsWith('Warning: requested timeout 120000ms exceeds maximum of 60000ms; clamping to 60000ms.\n')).toBe(true);
+    expect(result.output).toContain('codex');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('does not keep completed commands', async () => {
+    const result = await sessions.exec({ input: ['/bin/echo', 'codex'], timeoutMs: 800 });
+    expect(result.sessionId).toBeUndefined();
+    expect(result.output).toContain('codex');
+  });
+
+  it('forgets a session whose process exited, with an unknown-session error', async () => {
+    const id = await shell();
+    await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 800 });
+    const error = await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 }).catch((e) => e);
+    expect(error).toBeInstanceOf(CommandSessionError);
+    expect(error.message).toBe(`unknown session id ${id}`);
+    await expect(sessions.exec({ sessionId: 999, input: ['x'] })).rejects.toThrow('unknown session id 999');
+  });
+
+  it('rejects an empty command line', async () => {
+    await expect(sessions.exec({ input: [] })).rejects.toThrow('missing command line');
+  });
+
+  it('caps output at 128 KiB, cut in the middle, never splitting a character', async () => {
+    const result = await sessions.exec({
+      input: ['sh', '-c', 'printf "HEAD"; i=0; while [ $i -lt 4000 ]; do printf "ééééééééééééééééééééééééééééééé"; i=$((i+1)); done; printf "TAIL"'],
+      timeoutMs: 20_000,
+    });
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(128 * 1024);
+    expect(result.output).toContain('bytes truncated');
+    expect(result.output.endsWith('TAIL')).toBe(true);
+    expect(result.output).not.toContain('\uFFFD');
+  });
+});

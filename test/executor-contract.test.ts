@@ -1,0 +1,110 @@
+/** One contract, every executor: behaviour cannot drift between local and remote. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecServerError, type Executor, type ProcessEvent } from '../src/index.js';
+import { executorKinds } from './support/executors.js';
+
+const ENV = { PATH: '/usr/bin:/bin' };
+
+describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
+  let executor: Executor;
+  const events = new Map<string, ProcessEvent[]>();
+  const closedWaiters = new Map<string, () => void>();
+  let dir: string;
+  let n = 0;
+  const id = () => `c${++n}`;
+
+  beforeAll(async () => {
+    executor = await create();
+    executor.onEvent((processId, event) => {
+      const list = events.get(processId) ?? [];
+      list.push(event);
+      events.set(processId, list);
+      if (event.type === 'closed') closedWaiters.get(processId)?.();
+    });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'executor-contract-'));
+  });
+  afterAll(async () => {
+    await executor.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function runToClose(argv: string[], extra: Record<string, unknown> = {}) {
+    const processId = id();
+    const closed = new Promise<void>((resolve) => closedWaiters.set(processId, resolve));
+    await executor.start({ processId, argv, cwd: '/tmp', env: ENV, tty: false, ...extra });
+    await closed;
+    return { processId, list: events.get(processId)! };
+  }
+
+  it('numbers output, exit and close in seq order', async () => {
+    const { list } = await runToClose(['sh', '-c', 'echo a; echo b >&2; exit 4']);
+    expect(list.map((e) => ('seq' in e ? e.seq : -1))).toEqual(list.map((_, i) => i + 1));
+    expect(list.at(-1)).toEqual({ type: 'closed', seq: list.length });
+    expect(list.find((e) => e.type === 'exited')).toMatchObject({ exitCode: 4 });
+  });
+
+  it('retains output for read after close, with the read algorithm of §3.4', async () => {
+    const { processId } = await runToClose(['printf', 'xyz']);
+    const read = await executor.read({ processId });
+    expect(read).toMatchObject({ nextSeq: 2, exited: true, exitCode: 0, closed: true, failure: null });
+    expect(read.chunks.map((c) => c.chunk.toString())).toEqual(['xyz']);
+    expect((await executor.read({ processId, afterSeq: 1 })).nextSeq).toBe(4);
+  });
+
+  it('writes stdin, closes it, and reports write statuses', async () => {
+    const processId = id();
+    const closed = new Promise<void>((resolve) => closedWaiters.set(processId, resolve));
+    await executor.start({ processId, argv: ['cat'], cwd: '/tmp', env: ENV, tty: false, pipeStdin: true });
+    expect(await executor.write(processId, Buffer.from('in'), { closeStdin: true })).toBe('accepted');
+    await closed;
+    expect(Buffer.concat(events.get(processId)!.flatMap((e) => (e.type === 'output' ? [e.chunk] : []))).toString()).toBe('in');
+    expect(await executor.write(processId, Buffer.from('x'))).toBe('stdinClosed');
+    expect(await executor.write('nobody', Buffer.from('x'))).toBe('unknownProcess');
+  });
+
+  it('runs PTYs with a size and resizes them', async () => {
+    const { list } = await runToClose(['stty', 'size'], { tty: true, size: { rows: 33, cols: 99 } });
+    expect(Buffer.concat(list.flatMap((e) => (e.type === 'output' ? [e.chunk] : []))).toString()).toBe('33 99\r\n');
+  });
+
+  it('terminates and signals process groups', async () => {
+    const processId = id();
+    const closed = new Promise<void>((resolve) => closedWaiters.set(processId, resolve));
+    await executor.start({ processId, argv: ['sleep', '30'], cwd: '/tmp', env: ENV, tty: false });
+    await executor.signal(processId, 'SIGCONT');
+    expect(await executor.terminate(processId)).toBe(true);
+    await closed;
+    expect(await executor.terminate(processId)).toBe(false);
+    expect(events.get(processId)!.find((e) => e.type === 'exited')).toMatchObject({ exitCode: -1 });
+  });
+
+  it('fails with the same codes and messages', async () => {
+    const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e);
+    const empty = await failure(executor.start({ processId: id(), argv: [], cwd: '/tmp', env: ENV, tty: false }));
+    expect(empty).toBeInstanceOf(ExecServerError);
+    expect(empty).toMatchObject({ code: -32602, message: 'argv must not be empty' });
+    expect(await failure(executor.read({ processId: 'nobody' }))).toMatchObject({ code: -32600, message: 'unknown process id nobody' });
+    expect(await failure(executor.start({ processId: id(), argv: ['/no/such'], cwd: '/tmp', env: ENV, tty: false }))).toMatchObject({
+      code: -32603,
+      message: 'No such file or directory (os error 2)',
+    });
+    expect(await failure(executor.readFile(path.join(dir, 'missing')))).toMatchObject({ code: -32004 });
+    expect(await failure(executor.getMetadata('relative'))).toMatchObject({ code: -32602 });
+  });
+
+  it('reads, writes, lists, copies and removes files', async () => {
+    const file = path.join(dir, 'f');
+    await executor.writeFile(file, Buffer.from('data'));
+    expect((await executor.readFile(file)).toString()).toBe('data');
+    await executor.createDirectory(path.join(dir, 'sub', 'deeper'));
+    await executor.copy(file, path.join(dir, 'sub', 'g'), { recursive: false });
+    expect((await executor.readDirectory(path.join(dir, 'sub'))).map((e) => e.fileName).sort()).toEqual(['deeper', 'g']);
+    expect(await executor.getMetadata(path.join(dir, 'sub'))).toMatchObject({ isDirectory: true, isSymlink: false });
+    expect(await executor.canonicalize(path.join(dir, 'sub', '..', 'f'))).toBe(fs.realpathSync(file));
+    await executor.remove(path.join(dir, 'sub'));
+    expect(fs.existsSync(path.join(dir, 'sub'))).toBe(false);
+  });
+});
