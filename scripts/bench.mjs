@@ -117,21 +117,34 @@ function rss(pid) {
   }
 }
 
+/**
+ * RSS growth while the client reads nothing and a child floods: sampled
+ * during the stall only (the flow after the client resumes is reported
+ * separately as `flowingPeakMiB`).
+ */
 async function stalledGrowth(command, bytes = 512 * MiB, stallMs = 3000) {
   const driver = await Driver.start(command);
   try {
     const pid = driver.child.pid;
     const before = rss(pid);
     const closed = driver.waitClosed('flood');
-    await driver.request('process/start', { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false });
     driver.child.stdout.pause();
-    let peak = before;
-    const timer = setInterval(() => (peak = Math.max(peak, rss(pid))), 50);
+    driver.send({ id: 'flood', method: 'process/start', params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false } });
+    let stalledPeak = before;
+    const stallTimer = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
     await new Promise((resolve) => setTimeout(resolve, stallMs));
+    clearInterval(stallTimer);
+    stalledPeak = Math.max(stalledPeak, rss(pid));
+    let flowingPeak = stalledPeak;
+    const flowTimer = setInterval(() => (flowingPeak = Math.max(flowingPeak, rss(pid))), 50);
     driver.child.stdout.resume();
     await closed;
-    clearInterval(timer);
-    return { growthMiB: (peak - before) / MiB, complete: driver.outputBytes.get('flood') === bytes };
+    clearInterval(flowTimer);
+    return {
+      growthMiB: (stalledPeak - before) / MiB,
+      flowingPeakMiB: (flowingPeak - before) / MiB,
+      complete: driver.outputBytes.get('flood') === bytes,
+    };
   } finally {
     await driver.close();
   }
@@ -143,6 +156,7 @@ async function fairness(command) {
   try {
     let worst = 0;
     const quietTicks = 40;
+    driver.parseOutput = true;
     driver.listeners.add((m) => {
       if (m.method !== 'process/output' || m.params.processId !== 'quiet') return;
       for (const line of Buffer.from(m.params.chunk, 'base64').toString().split('\n')) {

@@ -29,6 +29,8 @@ export class Driver {
     this.lastOutputAt = new Map();
     this.nextId = 1;
     this.pendingParts = [];
+    /** Set to hand `process/output` messages to listeners (otherwise they are only counted). */
+    this.parseOutput = false;
     this.child.stdout.on('data', (bytes) => this.onData(bytes));
     this.exited = new Promise((resolve) => this.child.on('exit', resolve));
   }
@@ -40,21 +42,53 @@ export class Driver {
     return driver;
   }
 
-  /** Splits Buffers into lines without decoding them to strings. */
+  /**
+   * Splits Buffers into lines. A `process/output` line is counted fragment
+   * by fragment, never joined: only its head (for the processId) and its
+   * last bytes (for base64 padding) are looked at.
+   */
   onData(bytes) {
     let start = 0;
-    let newline;
-    while ((newline = bytes.indexOf(NEWLINE, start)) !== -1) {
-      let line = bytes.subarray(start, newline);
-      if (this.pendingParts.length > 0) {
-        this.pendingParts.push(line);
-        line = Buffer.concat(this.pendingParts);
-        this.pendingParts = [];
-      }
-      this.onLine(line);
-      start = newline + 1;
+    while (start < bytes.length) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      const end = newline === -1 ? bytes.length : newline;
+      this.onFragment(bytes.subarray(start, end), newline !== -1);
+      start = end + 1;
     }
-    if (start < bytes.length) this.pendingParts.push(bytes.subarray(start));
+  }
+
+  onFragment(fragment, complete) {
+    if (this.counting === undefined && this.pendingParts.length === 0 && !complete) {
+      const head = fragment.subarray(0, OUTPUT_PREFIX.length);
+      const chunkStart = fragment.indexOf(CHUNK_KEY);
+      if (head.equals(OUTPUT_PREFIX) && chunkStart !== -1 && !this.parseOutput) {
+        const idStart = fragment.indexOf(ID_KEY) + ID_KEY.length;
+        const processId = fragment.toString('utf8', idStart, fragment.indexOf(QUOTE, idStart));
+        const dataStart = chunkStart + CHUNK_KEY.length;
+        this.counting = { processId, length: fragment.length - dataStart, tail: fragment.subarray(-5) };
+        return;
+      }
+    }
+    if (this.counting !== undefined) {
+      this.counting.length += fragment.length;
+      // The last 5 bytes of the line: two base64 characters and `"}}`.
+      if (fragment.length >= 5) this.counting.tail = fragment.subarray(-5);
+      else this.counting.tail = Buffer.concat([this.counting.tail, fragment]).subarray(-5);
+      if (!complete) return;
+      const { processId, length, tail } = this.counting;
+      this.counting = undefined;
+      // The line ends with `<base64>"}}`: drop the 3 closing bytes, then count padding.
+      const dataLength = length - 3;
+      const padding = tail[1] === PAD ? (tail[0] === PAD ? 2 : 1) : 0;
+      this.outputBytes.set(processId, (this.outputBytes.get(processId) ?? 0) + (dataLength / 4) * 3 - padding);
+      this.lastOutputAt.set(processId, Date.now());
+      return;
+    }
+    this.pendingParts.push(fragment);
+    if (!complete) return;
+    const line = this.pendingParts.length === 1 ? this.pendingParts[0] : Buffer.concat(this.pendingParts);
+    this.pendingParts = [];
+    if (line.length > 0) this.onLine(line);
   }
 
   onLine(line) {
@@ -65,7 +99,7 @@ export class Driver {
       const chunkEnd = line.indexOf(QUOTE, chunkStart);
       this.outputBytes.set(processId, (this.outputBytes.get(processId) ?? 0) + base64Length(line, chunkStart, chunkEnd));
       this.lastOutputAt.set(processId, Date.now());
-      if (this.listeners.size === 0) return;
+      if (!this.parseOutput) return;
     }
     const message = JSON.parse(line.toString('utf8'));
     if (message.id !== undefined && message.method === undefined) {

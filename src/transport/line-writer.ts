@@ -112,12 +112,13 @@ export class LineMessageWriter extends AbstractMessageWriter {
   }
 
   /**
-   * Writes one line that the caller serialized itself (must be one JSON
-   * message without newlines). The hot path for output notifications.
+   * Writes one line the caller built itself, as bytes ending in `\n` (one
+   * JSON message). The hot path for output notifications: no string
+   * re-encoding and no promise per line.
    */
-  writeLine(line: string): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return this.push(`${line}\n`);
+  writeBytes(line: Buffer): void {
+    if (this.closed) return;
+    this.output.write(line, this.afterFlush);
   }
 
   private push(text: string): Promise<void> {

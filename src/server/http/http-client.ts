@@ -5,7 +5,7 @@
  * and its redirect interceptor follows redirects as the reference does.
  */
 import type { Readable } from 'node:stream';
-import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { Errors } from '../../protocol/errors.js';
 import { Notification } from '../../protocol/methods.js';
@@ -31,19 +31,30 @@ interface ActiveStream {
   abort(reason: string): void;
 }
 
+type Undici = typeof import('undici');
+
 export class HttpClient {
-  private readonly dispatcher: Dispatcher;
+  private undici: Promise<{ request: Undici['request']; dispatcher: Dispatcher }> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
 
   constructor(private readonly channel: DeltaChannel) {
-    this.dispatcher = new Agent().compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
     channel.onResume(() => {
       for (const stream of this.streams.values()) stream.body.resume();
     });
   }
 
+  /** undici is loaded on the first request: a server that makes none starts faster. */
+  private load(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
+    this.undici ??= import('undici').then(({ Agent, interceptors, request }) => ({
+      request,
+      dispatcher: new Agent().compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS })),
+    }));
+    return this.undici;
+  }
+
   async request(params: Params): Promise<HttpRequestResult> {
     const valid = validateRequest(params);
+    const { request, dispatcher } = await this.load();
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
     const controller = new AbortController();
@@ -59,7 +70,7 @@ export class HttpClient {
         headers: valid.headers,
         body: valid.body,
         signal: controller.signal,
-        dispatcher: this.dispatcher,
+        dispatcher,
       });
     } catch {
       clear();

@@ -53,6 +53,12 @@ function native(): NativePty {
 
 /** A signal death reads as exit code 1 in PTY mode (§3.7). */
 const SIGNAL_EXIT_CODE = 1;
+/**
+ * A terminal hands over at most 4095 bytes per read; reads that arrive in
+ * the same event-loop turn are joined (up to this size) so that a flood is
+ * not one notification per 4 KiB.
+ */
+const COALESCE_BYTES = 64 * 1024;
 /** How long a drain may wait for the marker while output is flowing. */
 const DRAIN_TIMEOUT_MS = 2000;
 const PERL_EXEC = 'my $file = shift; exec {$file} @ARGV or die "$!\\n"';
@@ -82,6 +88,9 @@ export class PtyChild implements Child {
   private held: Buffer = Buffer.alloc(0);
   private drainTimer: NodeJS.Timeout | undefined;
   private inputEnded = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private flushScheduled: NodeJS.Immediate | undefined;
 
   private constructor(
     forked: { fd: number; pid: number; pty: string },
@@ -161,22 +170,39 @@ export class PtyChild implements Child {
   private onData(bytes: Buffer): void {
     if (this.finished) return;
     if (!this.marker) {
-      this.events.output('pty', bytes);
+      this.emitOutput(bytes);
       return;
     }
     this.armDrainTimer();
     const tail = this.held.length === 0 ? bytes : Buffer.concat([this.held, bytes]);
     const at = tail.indexOf(this.marker);
     if (at >= 0) {
-      if (at > 0) this.events.output('pty', tail.subarray(0, at));
+      if (at > 0) this.emitOutput(tail.subarray(0, at));
       this.held = Buffer.alloc(0);
       this.finish();
       return;
     }
     // Keep only what could be the start of a split marker.
     const keep = Math.min(tail.length, this.marker.length - 1);
-    if (tail.length > keep) this.events.output('pty', tail.subarray(0, tail.length - keep));
+    if (tail.length > keep) this.emitOutput(tail.subarray(0, tail.length - keep));
     this.held = Buffer.from(tail.subarray(tail.length - keep));
+  }
+
+  private emitOutput(bytes: Buffer): void {
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= COALESCE_BYTES) this.flushOutput();
+    else this.flushScheduled ??= setImmediate(() => this.flushOutput());
+  }
+
+  private flushOutput(): void {
+    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
+    if (this.pendingBytes === 0) return;
+    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.events.output('pty', bytes);
   }
 
   private onExit(code: number, signal: number): void {
@@ -224,7 +250,8 @@ export class PtyChild implements Child {
     if (this.exitCode === undefined) return; // wait for the exit status
     this.finished = true;
     this.clearDrainTimer();
-    if (this.held.length > 0 && !this.marker) this.events.output('pty', this.held);
+    if (this.held.length > 0 && !this.marker) this.emitOutput(this.held);
+    this.flushOutput();
     this.closeSlave();
     this.reader.destroy();
     liveMasters.delete(this.masterFd);
