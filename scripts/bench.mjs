@@ -6,6 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +63,7 @@ async function roundTrip(command, count = 2000) {
   const driver = await Driver.start(command);
   try {
     const samples = [];
+    for (let i = 0; i < 300; i++) await driver.call('fs/getMetadata', { path: '/tmp' }); // warm-up
     for (let i = 0; i < count; i++) {
       const started = process.hrtime.bigint();
       await driver.call('fs/getMetadata', { path: '/tmp' });
@@ -177,6 +180,48 @@ async function fairness(command) {
   }
 }
 
+/** fs/readFile and fs/writeFile of a 64 MiB file, MiB/s. */
+async function fileTransfer(command, dir) {
+  const driver = await Driver.start(command);
+  try {
+    const file = path.join(dir, 'bench-64m');
+    const data = Buffer.alloc(64 * MiB, 7);
+    const base64 = data.toString('base64');
+    const write = await repeat(runs, async () => {
+      const started = process.hrtime.bigint();
+      await driver.request('fs/writeFile', { path: file, dataBase64: base64 });
+      return 64 / (ms(process.hrtime.bigint() - started) / 1000);
+    });
+    const read = await repeat(runs, async () => {
+      const started = process.hrtime.bigint();
+      const result = await driver.request('fs/readFile', { path: file });
+      if (result.dataBase64.length !== base64.length) throw new Error('short read');
+      return 64 / (ms(process.hrtime.bigint() - started) / 1000);
+    });
+    return { readMiBps: read, writeMiBps: write };
+  } finally {
+    await driver.close();
+  }
+}
+
+/** http/request round trip against a loopback server, µs. */
+async function httpRoundTrip(command, url, count = 500) {
+  const driver = await Driver.start(command);
+  try {
+    const params = { method: 'GET', url, requestId: 'r', headers: [] };
+    for (let i = 0; i < 50; i++) await driver.request('http/request', params);
+    const samples = [];
+    for (let i = 0; i < count; i++) {
+      const started = process.hrtime.bigint();
+      await driver.request('http/request', params);
+      samples.push(ms(process.hrtime.bigint() - started) * 1000);
+    }
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  } finally {
+    await driver.close();
+  }
+}
+
 async function measure(name, command) {
   console.log(`\n## ${name}: ${command}`);
   const result = {};
@@ -195,15 +240,43 @@ async function measure(name, command) {
   await step('concurrency', () => concurrency(command));
   await step('stalled', () => stalledGrowth(command));
   await step('fairness', () => fairness(command));
+  await step('files', () => fileTransfer(command, scratch));
+  await step('http', () => httpRoundTrip(command, httpUrl));
   return result;
 }
 
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 
+let scratch;
+let httpUrl;
+
+/** The raw limit for files: Node's own fs.readFile / fs.writeFile of 64 MiB. */
+async function rawFileMiBps() {
+  const file = path.join(scratch, 'raw-64m');
+  const data = Buffer.alloc(64 * MiB, 7);
+  const write = await repeat(runs, async () => {
+    const started = process.hrtime.bigint();
+    await fs.promises.writeFile(file, data);
+    return 64 / (ms(process.hrtime.bigint() - started) / 1000);
+  });
+  const read = await repeat(runs, async () => {
+    const started = process.hrtime.bigint();
+    await fs.promises.readFile(file);
+    return 64 / (ms(process.hrtime.bigint() - started) / 1000);
+  });
+  return { read, write };
+}
+
 async function main() {
   console.log(`exec-server benchmark on ${process.platform}/${process.arch}, node ${process.version}`);
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-bench-'));
+  const web = http.createServer((_req, res) => res.end('ok'));
+  await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
+  httpUrl = `http://127.0.0.1:${web.address().port}/`;
   const raw = await repeat(runs, () => rawPipeMiBps(256 * MiB));
   console.log(`raw pipe read by Node: ${fmt(raw)} MiB/s`);
+  const rawFile = await rawFileMiBps();
+  console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
   const ours = await measure('this exec-server', OURS);
   const peer = values.peer ? await measure('peer', values.peer) : undefined;
 
@@ -218,6 +291,9 @@ async function main() {
     ['100 x 1 MiB s', ours.concurrency?.seconds, peer?.concurrency?.seconds, 'lower'],
     ['stalled RSS +MiB', ours.stalled?.growthMiB, peer?.stalled?.growthMiB, 'lower'],
     ['quiet worst ms', ours.fairness?.worstMs, peer?.fairness?.worstMs, 'lower'],
+    ['fs/readFile MiB/s', ours.files?.readMiBps, peer?.files?.readMiBps, 'higher'],
+    ['fs/writeFile MiB/s', ours.files?.writeMiBps, peer?.files?.writeMiBps, 'higher'],
+    ['http rtt p50 µs', ours.http?.p50, peer?.http?.p50, 'lower'],
   ];
   console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
   for (const [label, a, b] of rows) {
@@ -225,7 +301,10 @@ async function main() {
     console.log(`${label.padEnd(24)}${fmt(a).padStart(10)}${(peer ? fmt(b) : '').padStart(10)}${ratio.padStart(11)}`);
   }
   console.log(`pipe throughput as a fraction of the raw pipe read: ${fmt(ours.pipe?.mibps / raw, 2)}`);
-  await clientWorkloads({ root, runs, raw });
+  console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
+  await clientWorkloads({ root, runs, raw, ours: ours.pipe?.mibps });
+  web.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
 }
 
 await main();

@@ -139,6 +139,22 @@ describe('against scripted servers', () => {
     }
   });
 
+  it('accepts output notifications in any key order and with escaped ids', async () => {
+    const client = await ExecServerClient.spawn(fake('key-order'));
+    try {
+      const session = await client.start({ argv: ['x'], processId: 'p' });
+      const events = await collect(session);
+      expect(events).toEqual([
+        { type: 'output', seq: 1, stream: 'stdout', chunk: Buffer.from('one;') },
+        { type: 'output', seq: 2, stream: 'stderr', chunk: Buffer.from('two') },
+        { type: 'exited', seq: 3, exitCode: 0 },
+        { type: 'closed', seq: 4 },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('fails sessions once, synthesizes reads, and rejects new work after a disconnect', async () => {
     const client = await ExecServerClient.spawn(fake('disconnect-after-start'));
     const session = await client.start({ argv: ['x'], processId: 'p' });

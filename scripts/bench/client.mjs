@@ -1,2 +1,55 @@
-/** Client-library workloads (issue 4); a no-op until the client exists. */
-export async function clientWorkloads() {}
+/**
+ * Workloads through the client library (issue 4) and the executor layer
+ * (issue 5), against this package's server.
+ */
+import path from 'node:path';
+
+const MiB = 1024 * 1024;
+const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+/** MiB/s of process output delivered to an async-iterator consumer, and the client's CPU. */
+async function clientThroughput(lib, bytes) {
+  const client = await lib.ExecServerClient.spawn();
+  try {
+    const cpu = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    const session = await client.start({ argv: ['head', '-c', String(bytes), '/dev/zero'], env: { PATH: '/usr/bin:/bin' } });
+    let received = 0;
+    for await (const event of session) if (event.type === 'output') received += event.chunk.length;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
+    if (received !== bytes) throw new Error(`received ${received} of ${bytes}`);
+    return { mibps: bytes / MiB / seconds, clientCpuShare: (used.user + used.system) / 1e6 / seconds };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Time until CommandSessions.exec(['true']) returns (it must return on exit, not at the timeout). */
+async function execLatency(lib, executor, count = 100) {
+  const sessions = new lib.CommandSessions(executor, { env: { PATH: '/usr/bin:/bin' } });
+  const samples = [];
+  for (let i = 0; i < 10; i++) await sessions.exec({ input: ['true'], timeoutMs: 10_000 });
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    await sessions.exec({ input: ['true'], timeoutMs: 10_000 });
+    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  await sessions.close();
+  await executor.close();
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+export async function clientWorkloads({ root, runs }) {
+  const lib = await import(path.join(root, 'dist/index.js'));
+  console.log('\n## client library and executors (this server)');
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await clientThroughput(lib, 256 * MiB));
+  results.sort((a, b) => a.mibps - b.mibps);
+  const median = results[Math.floor(results.length / 2)];
+  console.log(`client → async iterator: ${median.mibps.toFixed(1)} MiB/s (256 MiB), client CPU ${(median.clientCpuShare * 100).toFixed(0)}% of one core`);
+  const local = await execLatency(lib, new lib.LocalExecutor());
+  const remote = await execLatency(lib, await lib.createExecutor({ command: process.execPath, args: [path.join(root, 'dist/cli/main.js')] }));
+  console.log(`CommandSessions.exec(['true']) local  p50 ${local.p50.toFixed(2)} ms, p99 ${local.p99.toFixed(2)} ms`);
+  console.log(`CommandSessions.exec(['true']) remote p50 ${remote.p50.toFixed(2)} ms, p99 ${remote.p99.toFixed(2)} ms (remote − local p50: ${(remote.p50 - local.p50).toFixed(2)} ms)`);
+}

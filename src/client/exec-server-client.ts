@@ -29,6 +29,7 @@ import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.js';
 import { EventQueue } from './event-queue.js';
+import { parseOutputLine } from './output-fast-path.js';
 import { ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { ServerChild } from './server-child.js';
@@ -116,6 +117,7 @@ export class ExecServerClient implements AsyncDisposable {
       onInvalidLine: (_error, line) => this.onProtocolViolation(line ?? '<invalid bytes>'),
       onEnd: () => this.onDisconnect('the server closed its output'),
       closeOnEnd: true,
+      preview: (line) => this.previewOutput(line),
     });
     this.connection = createMessageConnection(reader, new LineMessageWriter(output));
     this.connection.onNotification((method, params) => this.onNotification(method, params));
@@ -218,6 +220,14 @@ export class ExecServerClient implements AsyncDisposable {
       default:
         return; // unknown notifications are ignored
     }
+  }
+
+  /** `process/output` lines skip JSON.parse and the dispatch queue (sessions re-order by seq). */
+  private previewOutput(line: Buffer): boolean {
+    const output = parseOutputLine(line);
+    if (!output) return false;
+    this.sessions.get(output.processId)?.receive({ type: 'output', seq: output.seq, stream: output.stream, chunk: output.chunk });
+    return true;
   }
 
   private onProtocolViolation(line: string): void {

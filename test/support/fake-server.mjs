@@ -29,6 +29,15 @@ const scenarios = {
     output(processId, 1, 'partial');
     setTimeout(() => process.exit(0), 50);
   },
+  'key-order'(id, processId) {
+    // Valid JSON-RPC in shapes the client's fast path does not take: other key order, escapes.
+    send({ id, result: { processId } });
+    send({ params: { chunk: Buffer.from('one;').toString('base64'), stream: 'stdout', seq: 1, processId }, method: 'process/output' });
+    const escapedId = `"${[...processId].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+    process.stdout.write(`{"method":"process/output","params":{"processId":${escapedId},"seq":2,"stream":"stderr","chunk":"${Buffer.from('two').toString('base64')}"}}\n`);
+    exited(processId, 3, 0);
+    closed(processId, 4);
+  },
   'noisy-quiet'(id, processId) {
     send({ id, result: { processId } });
     if (processId !== 'quiet') return;
