@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
 
@@ -34,5 +36,50 @@ describe('backpressure', () => {
     await server.waitClosed('flood', 60_000);
     expect(server.outputBytes.get('flood')).toBe(GiB);
     expect(stalled - before).toBeLessThan(64 * 1024 * 1024);
+  }, 90_000);
+});
+
+describe('backpressure on streamed HTTP bodies', () => {
+  it('stops reading a body while the client stalls, then delivers all of it', async () => {
+    const total = 512 * 1024 * 1024;
+    const block = Buffer.alloc(1024 * 1024, 97);
+    const web = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': String(total) });
+      let sent = 0;
+      const pump = () => {
+        while (sent < total) {
+          sent += block.length;
+          if (!res.write(block)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const server = await ServerProcess.started();
+    servers.push(server);
+    try {
+      const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/`;
+      let received = 0;
+      server.keepOutput = false;
+      await server.request('http/request', { method: 'GET', url, requestId: 'big', streamResponse: true });
+      const before = rssBytes(server.child.pid!);
+      server.child.stdout.pause();
+      // The scenario itself is a client that reads nothing for 3 s.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const stalled = rssBytes(server.child.pid!);
+      server.child.stdout.resume();
+      const done = await server.waitFor((m) => {
+        if (m.method !== 'http/request/bodyDelta') return false;
+        received += Buffer.from(m.params.deltaBase64, 'base64').length;
+        return m.params.done;
+      }, 60_000);
+      expect(done.params.error).toBeNull();
+      expect(received).toBe(total);
+      expect(stalled - before).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      web.closeAllConnections();
+      web.close();
+    }
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 /** Command-line flags of `exec-server` (node:util parseArgs: no dependency needed). */
 import { parseArgs } from 'node:util';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
+import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/line-reader.js';
 
 export const MIN_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -10,6 +11,7 @@ export interface CliOptions {
   version: boolean;
   logLevel: LogLevel;
   maxLineBytes: number;
+  retentionMs: number;
 }
 
 export const USAGE = `Usage: exec-server [options]
@@ -20,6 +22,7 @@ Options:
   --listen stdio          transport (only stdio; accepted for compatibility)
   --log-level LEVEL       error | warn | info | debug (default: warn; env EXEC_SERVER_LOG)
   --max-line-bytes N      longest accepted input line (default: ${DEFAULT_MAX_LINE_BYTES}, minimum ${MIN_MAX_LINE_BYTES})
+  --retention-ms N        how long a closed process stays readable (default: ${RETENTION_AFTER_CLOSE_MS})
   -h, --help              show this help
   -v, --version           show the version
 `;
@@ -35,6 +38,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         listen: { type: 'string', default: 'stdio' },
         'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
         'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
+        'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -51,5 +55,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!Number.isInteger(maxLineBytes) || maxLineBytes < MIN_MAX_LINE_BYTES) {
     throw new UsageError(`--max-line-bytes: expected an integer >= ${MIN_MAX_LINE_BYTES}, got "${values['max-line-bytes']}"`);
   }
-  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes };
+  const retentionMs = Number(values['retention-ms']);
+  if (!Number.isInteger(retentionMs) || retentionMs < 0) {
+    throw new UsageError(`--retention-ms: expected a non-negative integer, got "${values['retention-ms']}"`);
+  }
+  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs };
 }

@@ -40,6 +40,7 @@ function main(): void {
     input: process.stdin,
     output: process.stdout,
     maxLineBytes: options.maxLineBytes,
+    retentionMs: options.retentionMs,
     logger,
     extraMethods: extensions.methods,
     onShutdown: [extensions.shutdown],
