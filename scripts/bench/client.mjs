@@ -25,6 +25,23 @@ async function clientThroughput(lib, bytes) {
   }
 }
 
+/** fs/getMetadata round trip through the client library, µs. */
+async function clientRoundTrip(lib, count = 2000) {
+  const client = await lib.ExecServerClient.spawn();
+  try {
+    for (let i = 0; i < 300; i++) await client.getMetadata('/tmp');
+    const samples = [];
+    for (let i = 0; i < count; i++) {
+      const started = process.hrtime.bigint();
+      await client.getMetadata('/tmp');
+      samples.push(Number(process.hrtime.bigint() - started) / 1000);
+    }
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  } finally {
+    await client.close();
+  }
+}
+
 /** Time until CommandSessions.exec(['true']) returns (it must return on exit, not at the timeout). */
 async function execLatency(lib, executor, count = 100) {
   const sessions = new lib.CommandSessions(executor, { env: { PATH: '/usr/bin:/bin' } });
@@ -48,6 +65,8 @@ export async function clientWorkloads({ root, runs }) {
   results.sort((a, b) => a.mibps - b.mibps);
   const median = results[Math.floor(results.length / 2)];
   console.log(`client → async iterator: ${median.mibps.toFixed(1)} MiB/s (256 MiB), client CPU ${(median.clientCpuShare * 100).toFixed(0)}% of one core`);
+  const rtt = await clientRoundTrip(lib);
+  console.log(`client fs/getMetadata round trip: p50 ${rtt.p50.toFixed(0)} µs, p99 ${rtt.p99.toFixed(0)} µs`);
   const local = await execLatency(lib, new lib.LocalExecutor());
   const remote = await execLatency(lib, await lib.createExecutor({ command: process.execPath, args: [path.join(root, 'dist/cli/main.js')] }));
   console.log(`CommandSessions.exec(['true']) local  p50 ${local.p50.toFixed(2)} ms, p99 ${local.p99.toFixed(2)} ms`);
