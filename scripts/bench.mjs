@@ -12,7 +12,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Driver } from './bench/driver.mjs';
-import { clientWorkloads } from './bench/client.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -222,27 +221,34 @@ async function httpRoundTrip(command, url, count = 500) {
   }
 }
 
-async function measure(name, command) {
-  console.log(`\n## ${name}: ${command}`);
-  const result = {};
-  const step = async (label, fn) => {
-    try {
-      result[label] = await fn();
-    } catch (error) {
-      result[label] = { error: error.message };
+/**
+ * Runs each workload on this server and then on the peer, back to back, so
+ * that a machine whose speed drifts (a shared VM) skews both alike.
+ */
+async function measureAll(commands) {
+  const workloads = [
+    ['pipe', async (command) => ({ mibps: await repeat(runs, async () => (await throughput(command, 256 * MiB, false)).mibps) })],
+    ['pty', async (command) => ({ mibps: await repeat(runs, async () => (await throughput(command, 64 * MiB, true)).mibps) })],
+    ['rtt', (command) => roundTrip(command)],
+    ['spawn', (command) => spawnLatency(command)],
+    ['concurrency', (command) => concurrency(command)],
+    ['stalled', (command) => stalledGrowth(command)],
+    ['fairness', (command) => fairness(command)],
+    ['files', (command) => fileTransfer(command, scratch)],
+    ['http', (command) => httpRoundTrip(command, httpUrl)],
+  ];
+  const results = Object.fromEntries(Object.keys(commands).map((name) => [name, {}]));
+  for (const [label, fn] of workloads) {
+    for (const [name, command] of Object.entries(commands)) {
+      try {
+        results[name][label] = await fn(command);
+      } catch (error) {
+        results[name][label] = { error: error.message };
+      }
+      console.log(`${label.padEnd(12)} ${name.padEnd(5)} ${JSON.stringify(results[name][label])}`);
     }
-    console.log(`${label.padEnd(14)} ${JSON.stringify(result[label])}`);
-  };
-  await step('pipe', async () => ({ mibps: await repeat(runs, async () => (await throughput(command, 256 * MiB, false)).mibps) }));
-  await step('pty', async () => ({ mibps: await repeat(runs, async () => (await throughput(command, 64 * MiB, true)).mibps) }));
-  await step('rtt', () => roundTrip(command));
-  await step('spawn', () => spawnLatency(command));
-  await step('concurrency', () => concurrency(command));
-  await step('stalled', () => stalledGrowth(command));
-  await step('fairness', () => fairness(command));
-  await step('files', () => fileTransfer(command, scratch));
-  await step('http', () => httpRoundTrip(command, httpUrl));
-  return result;
+  }
+  return results;
 }
 
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
@@ -277,8 +283,10 @@ async function main() {
   console.log(`raw pipe read by Node: ${fmt(raw)} MiB/s`);
   const rawFile = await rawFileMiBps();
   console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
-  const ours = await measure('this exec-server', OURS);
-  const peer = values.peer ? await measure('peer', values.peer) : undefined;
+  console.log(`ours: ${OURS}${values.peer ? `\npeer: ${values.peer}` : ''}\n`);
+  const results = await measureAll(values.peer ? { ours: OURS, peer: values.peer } : { ours: OURS });
+  const ours = results.ours;
+  const peer = results.peer;
 
   console.log('\n## summary (median)');
   const rows = [
@@ -302,7 +310,12 @@ async function main() {
   }
   console.log(`pipe throughput as a fraction of the raw pipe read: ${fmt(ours.pipe?.mibps / raw, 2)}`);
   console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
-  await clientWorkloads({ root, runs, raw, ours: ours.pipe?.mibps });
+  // In a fresh process: the local executor forks children from it, and fork() slows down as
+  // the parent's heap grows (this process has just moved gigabytes through its own heap).
+  await new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts/bench/client.mjs'), String(runs)], { stdio: 'inherit' });
+    child.on('exit', resolve);
+  });
   web.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 }

@@ -275,3 +275,22 @@ describe.runIf(process.env.EXEC_SERVER_REFERENCE)('against the reference exec-se
     }
   });
 });
+
+describe('session listeners', () => {
+  it('hand the backlog to the first listener, even events that arrived before start() resolved', async () => {
+    const client = await ExecServerClient.spawn(fake('reorder'));
+    try {
+      // In this scenario every event arrives before the start response.
+      const session = await client.start({ argv: ['x'], processId: 'p' });
+      const seen: ProcessEvent[] = [];
+      const closed = new Promise<void>((resolve) => session.on('event', (event: ProcessEvent) => {
+        seen.push(event);
+        if (event.type === 'closed') resolve();
+      }));
+      await closed;
+      expect(seen.map((e) => ('seq' in e ? e.seq : 0))).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,8 +1,9 @@
 /**
- * Workloads through the client library (issue 4) and the executor layer
- * (issue 5), against this package's server.
+ * Workloads through the client library and the executor layer, against
+ * this package's server. Run in a fresh process by scripts/bench.mjs.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const MiB = 1024 * 1024;
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -57,7 +58,7 @@ async function execLatency(lib, executor, count = 100) {
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
 }
 
-export async function clientWorkloads({ root, runs }) {
+async function clientWorkloads({ root, runs }) {
   const lib = await import(path.join(root, 'dist/index.js'));
   console.log('\n## client library and executors (this server)');
   const results = [];
@@ -72,3 +73,9 @@ export async function clientWorkloads({ root, runs }) {
   console.log(`CommandSessions.exec(['true']) local  p50 ${local.p50.toFixed(2)} ms, p99 ${local.p99.toFixed(2)} ms`);
   console.log(`CommandSessions.exec(['true']) remote p50 ${remote.p50.toFixed(2)} ms, p99 ${remote.p99.toFixed(2)} ms (remote − local p50: ${(remote.p50 - local.p50).toFixed(2)} ms)`);
 }
+
+// Run as its own process by scripts/bench.mjs: `node scripts/bench/client.mjs <runs>`.
+await clientWorkloads({
+  root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'),
+  runs: Number(process.argv[2] ?? 3),
+});

@@ -30,7 +30,7 @@ import { LineMessageWriter } from '../transport/line-writer.js';
 import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { parseOutputLine } from './output-fast-path.js';
-import { ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
+import { decodeReadResult, ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { ServerChild } from './server-child.js';
 
@@ -309,8 +309,7 @@ export class ExecServerClient implements AsyncDisposable {
 
   private readonly backend: SessionBackend = {
     read: async (processId: string, options: ReadOptions): Promise<ReadResult> => {
-      const result = await this.call<ProcessReadResult>(Method.ProcessRead, { processId, ...options });
-      return { ...result, chunks: result.chunks.map((c) => ({ ...c, chunk: Buffer.from(c.chunk, 'base64') })) };
+      return decodeReadResult(await this.call<ProcessReadResult>(Method.ProcessRead, { processId, ...options }));
     },
     write: async (processId, bytes, closeStdin) => {
       const params = { processId, chunk: Buffer.from(bytes).toString('base64'), ...(closeStdin ? { closeStdin: true } : {}) };

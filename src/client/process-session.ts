@@ -23,6 +23,11 @@ export interface ReadResult extends Omit<ProcessReadResult, 'chunks'> {
   chunks: Array<{ seq: number; stream: OutputStream; chunk: Buffer }>;
 }
 
+/** `process/read`'s wire result with its base64 chunks decoded. */
+export function decodeReadResult(result: ProcessReadResult): ReadResult {
+  return { ...result, chunks: result.chunks.map((c) => ({ ...c, chunk: Buffer.from(c.chunk, 'base64') })) };
+}
+
 export interface ReadOptions {
   afterSeq?: number;
   maxBytes?: number;
@@ -39,6 +44,8 @@ export interface SessionBackend {
 }
 
 type Consumer = (event: ProcessEvent) => void;
+
+const EVENT_NAMES = new Set(['event', 'output', 'exited', 'closed', 'failed']);
 
 export class ProcessSession extends EventEmitter implements AsyncIterable<ProcessEvent> {
   private readonly orderer = new SeqOrderer<Exclude<ProcessEvent, { type: 'failed' }>>((event) => this.publish(event));
@@ -59,8 +66,10 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     private readonly backend: SessionBackend,
   ) {
     super();
+    // 'newListener' fires before the listener is added: replay the backlog
+    // a microtask later, or the first listener would miss it.
     this.on('newListener', (name: string) => {
-      if (['event', 'output', 'exited', 'closed', 'failed'].includes(name)) this.attach(this.emitEvent);
+      if (EVENT_NAMES.has(name)) queueMicrotask(() => this.attach(this.emitEvent));
     });
   }
 

@@ -4,7 +4,7 @@
  * table (same params decoding, same errors) but without JSON or a helper
  * process in between.
  */
-import type { ReadResult } from '../client/process-session.js';
+import { decodeReadResult, type ReadResult } from '../client/process-session.js';
 import { ExecServerError } from '../client/errors.js';
 import { decodeParams } from '../protocol/decode.js';
 import { ProtocolError } from '../protocol/errors.js';
@@ -56,8 +56,7 @@ export class LocalExecutor implements Executor {
   }
 
   async read(params: ExecutorReadParams): Promise<ReadResult> {
-    const result = await this.invoke<ProcessReadResult>(Method.ProcessRead, params);
-    return { ...result, chunks: result.chunks.map((c) => ({ ...c, chunk: Buffer.from(c.chunk, 'base64') })) };
+    return decodeReadResult(await this.invoke<ProcessReadResult>(Method.ProcessRead, params));
   }
 
   async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {

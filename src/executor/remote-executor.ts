@@ -3,7 +3,7 @@
  * one reached over ssh / docker exec / kubectl exec) via `ExecServerClient`.
  */
 import { ExecServerClient } from '../client/exec-server-client.js';
-import type { ProcessSession, ReadResult } from '../client/process-session.js';
+import { decodeReadResult, type ProcessSession, type ReadResult } from '../client/process-session.js';
 import { Method } from '../protocol/methods.js';
 import type { FsDirectoryEntry, FsMetadataResult, ProcessReadResult, WriteStatus } from '../protocol/types.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';
@@ -38,8 +38,7 @@ export class RemoteExecutor implements Executor {
   async read(params: ExecutorReadParams): Promise<ReadResult> {
     const session = this.sessions.get(params.processId);
     if (session) return session.read(params);
-    const result = await this.client.request<ProcessReadResult>(Method.ProcessRead, params);
-    return { ...result, chunks: result.chunks.map((c) => ({ ...c, chunk: Buffer.from(c.chunk, 'base64') })) };
+    return decodeReadResult(await this.client.request<ProcessReadResult>(Method.ProcessRead, params));
   }
 
   async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {

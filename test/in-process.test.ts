@@ -1,0 +1,45 @@
+/** The server and client as libraries in one Node process, over in-memory streams. */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, ExecServer, ExecServerClient, Method, serverExtensions, silentLogger } from '../src/index.js';
+
+function inProcessServer() {
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const extensions = serverExtensions();
+  const server = new ExecServer({
+    input: toServer,
+    output: fromServer,
+    logger: silentLogger,
+    extraMethods: extensions.methods,
+    onShutdown: [extensions.shutdown],
+  }).listen();
+  return { server, toServer, fromServer };
+}
+
+describe('ExecServer over streams with ExecServerClient.connect', () => {
+  it('serves processes and files, and drains to exit 0 when the client closes', async () => {
+    const { server, toServer, fromServer } = inProcessServer();
+    const client = await ExecServerClient.connect(fromServer, toServer, { clientName: 'in-process' });
+    expect(client.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const result = await client.run(['sh', '-c', 'echo in-process'], { env: { PATH: '/usr/bin:/bin' } });
+    expect(result.stdout.toString()).toBe('in-process\n');
+    expect((await client.getMetadata('/')).isDirectory).toBe(true);
+    await expect(client.request(Method.FsReadFile, { path: 'relative' })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
+    const sleeper = await client.start({ argv: ['sleep', '30'], env: { PATH: '/usr/bin:/bin' } });
+    await client.close();
+    expect(await server.done).toBe(0);
+    expect(sleeper.done).toBe(true);
+  });
+
+  it('answers a client that only pipelines raw lines', async () => {
+    const { server, toServer, fromServer } = inProcessServer();
+    const lines: string[] = [];
+    fromServer.setEncoding('utf8').on('data', (text: string) => lines.push(...text.split('\n').filter(Boolean)));
+    toServer.end('{"id":1,"method":"initialize","params":{"clientName":"x"}}\n{"id":2,"method":"nope"}\n');
+    expect(await server.done).toBe(0);
+    expect(lines.map((line) => JSON.parse(line).id)).toEqual([1, 2]);
+  });
+});
