@@ -27,9 +27,9 @@ import type {
 } from '../protocol/types.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
+import { decodeOutputLine } from '../transport/output-line.js';
 import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.js';
 import { EventQueue } from './event-queue.js';
-import { parseOutputLine } from './output-fast-path.js';
 import { decodeReadResult, ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { ServerChild } from './server-child.js';
@@ -224,7 +224,7 @@ export class ExecServerClient implements AsyncDisposable {
 
   /** `process/output` lines skip JSON.parse and the dispatch queue (sessions re-order by seq). */
   private previewOutput(line: Buffer): boolean {
-    const output = parseOutputLine(line);
+    const output = decodeOutputLine(line);
     if (!output) return false;
     this.sessions.get(output.processId)?.receive({ type: 'output', seq: output.seq, stream: output.stream, chunk: output.chunk });
     return true;

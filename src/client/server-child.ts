@@ -33,7 +33,7 @@ export class ServerChild {
   private hasExited = false;
   private readonly removeExitHook: () => void;
 
-  private constructor(private readonly subprocess: ResultPromise) {
+  private constructor(subprocess: ResultPromise) {
     this.pid = subprocess.pid!;
     this.stdin = subprocess.stdin!;
     this.stdout = subprocess.stdout!;

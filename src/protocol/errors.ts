@@ -54,6 +54,9 @@ export const Errors = {
   notInitializedNotification: (family: string) =>
     invalidRequest(`client must send initialized before using ${family} methods`),
 
+  /** An unexpected failure inside a handler (a bug, not a protocol case). */
+  internal: (detail: string) => internal(`internal error: ${detail}`),
+
   // --- params (§1.4) ---
   invalidParams,
 

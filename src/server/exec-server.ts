@@ -9,12 +9,7 @@
  * - `done` resolves with the exit status once stdout has taken everything.
  */
 import type { Readable, Writable } from 'node:stream';
-import {
-  createMessageConnection,
-  ResponseError,
-  type Message,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { decodeParams } from '../protocol/decode.js';
 import { Errors, ProtocolError } from '../protocol/errors.js';
 import { gateFamily, Method, Notification } from '../protocol/methods.js';
@@ -22,6 +17,8 @@ import * as S from '../protocol/schemas.js';
 import type { OutputStream } from '../protocol/types.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
+import { encodeOutputLine } from '../transport/output-line.js';
+import { CountingReader, CountingWriter } from './drain-counters.js';
 import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
 import { method, type MethodTable } from './method-table.js';
@@ -64,6 +61,7 @@ export class ExecServer {
   private inputEnded = false;
   private shuttingDown = false;
   private signalsSeen = 0;
+  private outputBroken = false;
 
   constructor(private readonly options: ExecServerOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -132,7 +130,8 @@ export class ExecServer {
     } catch (error) {
       if (error instanceof ProtocolError) throw new ResponseError(error.code, error.message);
       this.logger.error(`${name} failed: ${(error as Error)?.stack ?? String(error)}`);
-      throw new ResponseError(-32603, `internal error: ${(error as Error)?.message ?? String(error)}`);
+      const internal = Errors.internal((error as Error)?.message ?? String(error));
+      throw new ResponseError(internal.code, internal.message);
     }
   }
 
@@ -142,14 +141,10 @@ export class ExecServer {
     if (this.writer.congested) this.processes.pauseAll();
   }
 
-  /**
-   * `process/output`, serialized by hand into one Buffer: JSON.stringify
-   * scans every character of the (escape-free) base64 chunk, and building a
-   * string first would cost another copy and a UTF-8 re-encoding.
-   */
+  /** `process/output` goes out pre-serialized (see transport/output-line.ts). */
   private notifyOutput(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void {
     if (this.outputBroken) return;
-    this.writer.writeBytes(outputLine(processId, seq, stream, bytes));
+    this.writer.writeBytes(encodeOutputLine(processId, seq, stream, bytes));
     if (this.writer.congested) this.processes.pauseAll();
   }
 
@@ -190,8 +185,6 @@ export class ExecServer {
     this.options.output.write('', () => this.finish(0));
   }
 
-  private outputBroken = false;
-
   private onOutputBroken(): void {
     if (this.outputBroken) return;
     this.outputBroken = true;
@@ -205,61 +198,4 @@ export class ExecServer {
     this.connection.dispose();
     this.resolveDone(code);
   }
-}
-
-/** Counts the responses that reach the stream, for EXT-DRAIN. */
-class CountingWriter extends LineMessageWriter {
-  constructor(
-    output: Writable,
-    private readonly onResponse: () => void,
-  ) {
-    super(output);
-  }
-
-  override write(message: Message): Promise<void> {
-    const written = super.write(message);
-    if ('id' in message && !('method' in message)) void written.then(this.onResponse);
-    return written;
-  }
-}
-
-/** Counts the requests handed to vscode-jsonrpc, for EXT-DRAIN. */
-class CountingReader {
-  constructor(
-    private readonly inner: LineMessageReader,
-    private readonly onRequest: () => void,
-  ) {}
-  get onError() {
-    return this.inner.onError;
-  }
-  get onClose() {
-    return this.inner.onClose;
-  }
-  get onPartialMessage() {
-    return this.inner.onPartialMessage;
-  }
-  listen(callback: (message: Message) => void) {
-    return this.inner.listen((message) => {
-      if ('id' in message && 'method' in message) this.onRequest();
-      callback(message);
-    });
-  }
-  dispose(): void {
-    this.inner.dispose();
-  }
-}
-
-const OUTPUT_PREFIX = Buffer.from(`{"method":"${Notification.ProcessOutput}","params":{"processId":`);
-const OUTPUT_SUFFIX = Buffer.from('"}}\n');
-
-/** `{"method":"process/output","params":{"processId":…,"seq":…,"stream":…,"chunk":"<base64>"}}\n` */
-function outputLine(processId: string, seq: number, stream: OutputStream, bytes: Buffer): Buffer {
-  const middle = Buffer.from(`${JSON.stringify(processId)},"seq":${seq},"stream":"${stream}","chunk":"`);
-  const base64Length = Math.ceil(bytes.length / 3) * 4;
-  const line = Buffer.allocUnsafe(OUTPUT_PREFIX.length + middle.length + base64Length + OUTPUT_SUFFIX.length);
-  let offset = OUTPUT_PREFIX.copy(line, 0);
-  offset += middle.copy(line, offset);
-  offset += line.write(bytes.toString('base64'), offset, 'latin1');
-  OUTPUT_SUFFIX.copy(line, offset);
-  return line;
 }

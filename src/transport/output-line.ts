@@ -1,0 +1,73 @@
+/**
+ * The hot message of the protocol, `process/output`, in one fixed shape:
+ *   {"method":"process/output","params":{"processId":"…","seq":N,"stream":"…","chunk":"<base64>"}}
+ * The server writes it straight into a Buffer (JSON.stringify would scan
+ * every base64 character, and a string would be re-encoded); the client
+ * reads it straight from the bytes (JSON.parse would copy the chunk twice).
+ * Both sides live here so that the shape is defined once.
+ */
+import type { OutputStream } from '../protocol/types.js';
+
+const PREFIX = Buffer.from('{"method":"process/output","params":{"processId":');
+const SEQ = Buffer.from(',"seq":');
+const STREAM = Buffer.from(',"stream":"');
+const CHUNK = Buffer.from('","chunk":"');
+const END = Buffer.from('"}}');
+const NEWLINE = Buffer.from('\n');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+export interface OutputLine {
+  processId: string;
+  seq: number;
+  stream: OutputStream;
+  chunk: Buffer;
+}
+
+/** The whole line, newline included. */
+export function encodeOutputLine(processId: string, seq: number, stream: OutputStream, bytes: Buffer): Buffer {
+  const head = Buffer.from(`${JSON.stringify(processId)},"seq":${seq},"stream":"${stream}","chunk":"`);
+  const base64Length = Math.ceil(bytes.length / 3) * 4;
+  const line = Buffer.allocUnsafe(PREFIX.length + head.length + base64Length + END.length + NEWLINE.length);
+  let offset = PREFIX.copy(line, 0);
+  offset += head.copy(line, offset);
+  offset += line.write(bytes.toString('base64'), offset, 'latin1');
+  offset += END.copy(line, offset);
+  NEWLINE.copy(line, offset);
+  return line;
+}
+
+function startsAt(line: Buffer, at: number, expected: Buffer): boolean {
+  return line.length >= at + expected.length && line.compare(expected, 0, expected.length, at, at + expected.length) === 0;
+}
+
+/**
+ * Parses a line (without its newline) of exactly the shape above; any other
+ * valid JSON (other key order, escapes in the id) returns undefined and
+ * should take the ordinary JSON path.
+ */
+export function decodeOutputLine(line: Buffer): OutputLine | undefined {
+  if (!startsAt(line, 0, PREFIX) || line[PREFIX.length] !== QUOTE) return undefined;
+  const idStart = PREFIX.length + 1;
+  const idEnd = line.indexOf(QUOTE, idStart);
+  if (idEnd < 0 || line.subarray(idStart, idEnd).includes(BACKSLASH) || !startsAt(line, idEnd + 1, SEQ)) return undefined;
+  let at = idEnd + 1 + SEQ.length;
+  let seq = 0;
+  const digitsStart = at;
+  while (at < line.length && line[at]! >= 0x30 && line[at]! <= 0x39) seq = seq * 10 + (line[at++]! - 0x30);
+  if (at === digitsStart || !startsAt(line, at, STREAM)) return undefined;
+  const streamStart = at + STREAM.length;
+  const streamEnd = line.indexOf(QUOTE, streamStart);
+  if (streamEnd < 0 || !startsAt(line, streamEnd, CHUNK)) return undefined;
+  const stream = line.toString('latin1', streamStart, streamEnd);
+  if (stream !== 'stdout' && stream !== 'stderr' && stream !== 'pty') return undefined;
+  const chunkStart = streamEnd + CHUNK.length;
+  const chunkEnd = line.length - END.length;
+  if (chunkEnd < chunkStart || !startsAt(line, chunkEnd, END) || line.indexOf(QUOTE, chunkStart) !== chunkEnd) return undefined;
+  return {
+    processId: line.toString('utf8', idStart, idEnd),
+    seq,
+    stream,
+    chunk: Buffer.from(line.toString('latin1', chunkStart, chunkEnd), 'base64'),
+  };
+}
