@@ -4,6 +4,7 @@
  */
 import type { OutputStream, ProcessReadResult } from '../../protocol/types.js';
 import type { Child, ChildEvents } from './child.js';
+import { deferred } from '../deferred.js';
 import { OutputLog } from './output-log.js';
 
 /** Where a process's events go, in seq order (the connection's notifications). */
@@ -132,10 +133,4 @@ export class ManagedProcess implements ChildEvents {
     this.waiters = new Set();
     for (const waiter of waiters) waiter();
   }
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
 }

@@ -9,6 +9,7 @@ import { Errors } from '../../protocol/errors.js';
 import type { z } from 'zod';
 import type * as S from '../../protocol/schemas.js';
 import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
+import { deferred } from '../deferred.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { Guardian } from './guardian.js';
@@ -37,7 +38,7 @@ export class ProcessManager {
   private readonly guardian = new Guardian();
   private readonly retentionMs: number;
   private paused = false;
-  private readonly stopWaiting: { promise: Promise<void>; resolve: () => void };
+  private readonly stopWaiting = deferred();
 
   constructor(
     private readonly sink: ProcessEventSink,
@@ -45,8 +46,6 @@ export class ProcessManager {
   ) {
     this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
     this.guardian.ensure();
-    let resolve!: () => void;
-    this.stopWaiting = { promise: new Promise<void>((done) => (resolve = done)), resolve };
   }
 
   async start(params: StartParams): Promise<{ processId: string }> {
