@@ -81,6 +81,15 @@ describe('against the real server', () => {
     expect(Buffer.concat(read.chunks.map((c) => c.chunk)).toString()).toBe('hello world');
   });
 
+  it('keeps no backlog for a polling-only session (bufferEvents: false)', async () => {
+    const session = await client.start({ argv: ['echo', 'polled'], bufferEvents: false });
+    await session.wait();
+    const read = await session.read();
+    expect(Buffer.concat(read.chunks.map((c) => c.chunk)).toString()).toBe('polled\n');
+    // Nothing was kept for a late consumer: the iterator ends without replaying.
+    expect(await collect(session)).toEqual([]);
+  });
+
   it('delivers the backlog to the first consumer, in seq order', async () => {
     const session = await client.start({ argv: ['sh', '-c', 'echo one; echo two >&2; echo three'] });
     const events = await collect(session);

@@ -66,6 +66,12 @@ export interface StartOptions {
   pipeStdin?: boolean;
   arg0?: string;
   size?: { rows: number; cols: number };
+  /**
+   * Keep events until the first consumer (iterator, listener, stream)
+   * attaches. Default true; set false when you only poll with `read()`, so
+   * that unconsumed output does not accumulate in memory.
+   */
+  bufferEvents?: boolean;
 }
 
 export interface HttpRequestOptions {
@@ -278,7 +284,7 @@ export class ExecServerClient implements AsyncDisposable {
     if (this.failure) throw this.failure;
     const processId = options.processId ?? randomUUID();
     if (this.sessions.has(processId)) throw new ExecServerError(-32600, `process ${processId} already exists`);
-    const session = new ProcessSession(processId, options.tty ?? false, this.backend);
+    const session = new ProcessSession(processId, options.tty ?? false, this.backend, options.bufferEvents ?? true);
     // Registered before the request: notifications may precede the response.
     this.sessions.set(processId, session);
     session.onFinished = () => {

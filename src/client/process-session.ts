@@ -64,8 +64,11 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     readonly processId: string,
     readonly tty: boolean,
     private readonly backend: SessionBackend,
+    /** Keep events until the first consumer attaches (false for clients that only poll `read()`). */
+    bufferEvents = true,
   ) {
     super();
+    if (!bufferEvents) this.backlog = undefined;
     // 'newListener' fires before the listener is added: replay the backlog
     // a microtask later, or the first listener would miss it.
     this.on('newListener', (name: string) => {
