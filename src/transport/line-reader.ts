@@ -104,20 +104,30 @@ export class LineMessageReader extends AbstractMessageReader {
       this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
+    const text = this.takeLineText();
+    if (text !== undefined) this.handleText(text);
+  }
+
+  /**
+   * The pending bytes as text, or undefined if the line was consumed by
+   * `preview`, empty, or not UTF-8. A separate step so that the bytes are
+   * unreachable while a large line is parsed (a 100 MiB write is a 133 MB
+   * line: bytes, text and parsed copy must not all be alive at once).
+   */
+  private takeLineText(): string | undefined {
     const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    if (bytes !== undefined && bytes.length > 0) this.handleLine(bytes);
-  }
-
-  private handleLine(bytes: Buffer): void {
-    if (this.options.preview?.(bytes)) return;
+    if (bytes === undefined || bytes.length === 0 || this.options.preview?.(bytes)) return undefined;
     // isUtf8 (simdutf) then toString is several times faster than a fatal TextDecoder.
     if (!isUtf8(bytes)) {
       this.options.onInvalidLine?.(Errors.parseError('invalid UTF-8'), undefined);
-      return;
+      return undefined;
     }
-    const text = bytes.toString('utf8');
+    return bytes.toString('utf8');
+  }
+
+  private handleText(text: string): void {
     if (text.trim().length === 0) return;
     let value: unknown;
     try {

@@ -57,6 +57,9 @@ function reorder(message: Json): Json {
 export class LineMessageWriter extends AbstractMessageWriter {
   private closed = false;
   private readonly drainListeners: Array<() => void> = [];
+  /** Lines waiting while a payload line is being streamed. */
+  private held: Array<() => void> | undefined;
+  private heldBytes = 0;
 
   constructor(private readonly output: Writable) {
     super();
@@ -77,7 +80,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
    * `PAUSE_BYTES` buffered and resume below `RESUME_BYTES`.
    */
   get congested(): boolean {
-    return this.output.writableLength > PAUSE_BYTES;
+    return this.output.writableLength + this.heldBytes > PAUSE_BYTES;
   }
 
   /** Runs `listener` whenever buffered output falls below the resume mark. */
@@ -86,7 +89,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   }
 
   private afterFlush = (): void => {
-    if (this.drainListeners.length === 0 || this.output.writableLength > RESUME_BYTES) return;
+    if (this.drainListeners.length === 0 || this.output.writableLength + this.heldBytes > RESUME_BYTES) return;
     for (const listener of this.drainListeners) listener();
   };
 
@@ -104,11 +107,47 @@ export class LineMessageWriter extends AbstractMessageWriter {
     const payload = result[payloadKey] as Base64Payload;
     const text = JSON.stringify({ ...value, result: { ...result, [payloadKey]: PLACEHOLDER } });
     const at = text.indexOf(JSON.stringify(PLACEHOLDER));
-    this.output.write(text.slice(0, at + 1));
-    for (let offset = 0; offset < payload.bytes.length; offset += SLICE_BYTES) {
-      this.output.write(payload.bytes.subarray(offset, offset + SLICE_BYTES).toString('base64'));
+    const head = text.slice(0, at + 1);
+    const tail = `${text.slice(at + JSON.stringify(PLACEHOLDER).length - 1)}\n`;
+    return new Promise((resolve) => this.whenFree(() => void this.streamPayload(head, payload.bytes, tail).then(resolve)));
+  }
+
+  /**
+   * One huge line, written slice by slice as the stream drains, so that the
+   * base64 of a 512 MiB file never sits in memory at once. Other lines wait
+   * (`held`) until it is complete: nothing may be written into its middle.
+   */
+  private async streamPayload(head: string, bytes: Buffer, tail: string): Promise<void> {
+    this.held = [];
+    this.output.write(head);
+    for (let offset = 0; offset < bytes.length && !this.closed; offset += SLICE_BYTES) {
+      const slice = bytes.subarray(offset, offset + SLICE_BYTES).toString('base64');
+      if (!this.output.write(slice)) await this.drained();
     }
-    return this.push(`${text.slice(at + JSON.stringify(PLACEHOLDER).length - 1)}\n`);
+    this.output.write(tail, this.afterFlush);
+    const held = this.held;
+    this.held = undefined;
+    this.heldBytes = 0;
+    for (const write of held) write();
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.output.off('drain', done);
+        this.output.off('close', done);
+        resolve();
+      };
+      this.output.on('drain', done);
+      this.output.on('close', done);
+    });
+  }
+
+  /** Runs `write` now, or after the payload line being streamed. */
+  private whenFree(write: () => void, bytes = 0): void {
+    if (!this.held) return write();
+    this.held.push(write);
+    this.heldBytes += bytes;
   }
 
   /**
@@ -118,16 +157,18 @@ export class LineMessageWriter extends AbstractMessageWriter {
    */
   writeBytes(line: Buffer): void {
     if (this.closed) return;
-    this.output.write(line, this.afterFlush);
+    this.whenFree(() => this.output.write(line, this.afterFlush), line.length);
   }
 
   private push(text: string): Promise<void> {
     return new Promise((resolve) => {
       // Errors surface through the stream's 'error' event (see constructor).
-      this.output.write(text, () => {
-        this.afterFlush();
-        resolve();
-      });
+      this.whenFree(() => {
+        this.output.write(text, () => {
+          this.afterFlush();
+          resolve();
+        });
+      }, text.length);
     });
   }
 
