@@ -94,6 +94,17 @@ describe('read and write', () => {
     fs.rmSync(at('big'));
   }, 60_000);
 
+  it('keeps a large response line whole while output notifications flow', async () => {
+    const data = Buffer.alloc(24 * 1024 * 1024, 5);
+    fs.writeFileSync(at('mixed'), data);
+    await server.start('flood', ['sh', '-c', 'head -c 20000000 /dev/zero']);
+    const read = await server.request('fs/readFile', { path: at('mixed') });
+    expect(Buffer.from(read.dataBase64, 'base64').equals(data)).toBe(true);
+    await server.waitClosed('flood');
+    expect(server.outputBytes.get('flood')).toBe(20_000_000);
+    fs.rmSync(at('mixed'));
+  });
+
   it('refuses files over the limit without reading them, and endless devices', async () => {
     const handle = fs.openSync(at('sparse'), 'w');
     fs.ftruncateSync(handle, 536_870_913);
