@@ -114,6 +114,11 @@ describe('read and write', () => {
       message: 'file is too large to read: limit is 536870912 bytes',
     });
     fs.rmSync(at('sparse'));
+    // A device reports size 0 and never ends: reading stops at the limit.
+    expect(await server.error('fs/readFile', { path: '/dev/zero' })).toEqual({
+      code: -32600,
+      message: 'file is too large to read: limit is 536870912 bytes',
+    });
   });
 });
 
