@@ -18,8 +18,8 @@ export interface ReadOptions {
   afterSeq: number;
   maxBytes: number | undefined;
   waitMs: number;
-  /** Resolves early to end the wait (shutdown signals). */
-  cancelled?: Promise<void>;
+  /** True once waits must end at once (shutdown signals); checked on every wake. */
+  stopWaiting?: () => boolean;
 }
 
 /** setTimeout's limit; longer waits are re-armed. */
@@ -85,15 +85,10 @@ export class ManagedProcess implements ChildEvents {
   /** `process/read` (§3.4): answers at once when there is something to say, else waits. */
   async read(options: ReadOptions): Promise<ProcessReadResult> {
     const deadline = Date.now() + options.waitMs;
-    let cancelled = false;
-    void options.cancelled?.then(() => {
-      cancelled = true;
-      this.wake();
-    });
     for (;;) {
       const result = this.snapshot(options.afterSeq, options.maxBytes);
       const remaining = deadline - Date.now();
-      if (this.isReady(result, options.afterSeq) || remaining <= 0 || cancelled) return result;
+      if (this.isReady(result, options.afterSeq) || remaining <= 0 || options.stopWaiting?.()) return result;
       await this.waitForEvent(Math.min(remaining, MAX_TIMER_MS));
     }
   }
@@ -127,7 +122,8 @@ export class ManagedProcess implements ChildEvents {
     });
   }
 
-  private wake(): void {
+  /** Wakes pending long-polls so they re-evaluate (and see `stopWaiting`). */
+  wake(): void {
     if (this.waiters.size === 0) return;
     const waiters = this.waiters;
     this.waiters = new Set();

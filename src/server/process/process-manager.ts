@@ -9,7 +9,6 @@ import { Errors } from '../../protocol/errors.js';
 import type { z } from 'zod';
 import type * as S from '../../protocol/schemas.js';
 import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
-import { deferred } from '../deferred.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { Guardian } from './guardian.js';
@@ -38,7 +37,7 @@ export class ProcessManager {
   private readonly guardian = new Guardian();
   private readonly retentionMs: number;
   private paused = false;
-  private readonly stopWaiting = deferred();
+  private waitsReleased = false;
 
   constructor(
     private readonly sink: ProcessEventSink,
@@ -107,7 +106,7 @@ export class ProcessManager {
       afterSeq: params.afterSeq ?? 0,
       maxBytes: params.maxBytes ?? undefined,
       waitMs: params.waitMs ?? 0,
-      cancelled: this.stopWaiting.promise,
+      stopWaiting: () => this.waitsReleased,
     });
   }
 
@@ -166,7 +165,8 @@ export class ProcessManager {
 
   /** Ends pending long-polls now, with their current state (EXT-SIGNALS). */
   releaseWaiters(): void {
-    this.stopWaiting.resolve();
+    this.waitsReleased = true;
+    for (const process of this.processes.values()) process.wake();
   }
 
   /**
