@@ -27,7 +27,7 @@ import type {
 } from '../protocol/types.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
-import { decodeOutputLine } from '../transport/output-line.js';
+import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
 import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import { decodeReadResult, ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
@@ -198,7 +198,7 @@ export class ExecServerClient implements AsyncDisposable {
     switch (method) {
       case Notification.ProcessOutput: {
         const p = params as ProcessOutputNotification;
-        this.sessions.get(p.processId)?.receive({ type: 'output', seq: p.seq, stream: p.stream, chunk: Buffer.from(p.chunk, 'base64') });
+        this.routeOutput({ ...p, chunk: Buffer.from(p.chunk, 'base64') });
         return;
       }
       case Notification.ProcessExited: {
@@ -232,8 +232,12 @@ export class ExecServerClient implements AsyncDisposable {
   private previewOutput(line: Buffer): boolean {
     const output = decodeOutputLine(line);
     if (!output) return false;
-    this.sessions.get(output.processId)?.receive({ type: 'output', seq: output.seq, stream: output.stream, chunk: output.chunk });
+    this.routeOutput(output);
     return true;
+  }
+
+  private routeOutput({ processId, seq, stream, chunk }: OutputLine): void {
+    this.sessions.get(processId)?.receive({ type: 'output', seq, stream, chunk });
   }
 
   private onProtocolViolation(line: string): void {

@@ -86,7 +86,6 @@ export class CommandSessions {
       if (session.closed || Date.now() >= deadline) break;
       await session.output.waitForChange(deadline - Date.now());
     }
-    collected.push(session.output.drain());
     // An unfinished character waits for the rest of its bytes in the next call.
     if (!session.closed) session.output.unshift(collected.takeIncompleteEnd());
     const output = warning + collected.text();

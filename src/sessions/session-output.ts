@@ -1,15 +1,13 @@
 /**
  * The output a command session has produced since its last `exec` call:
- * at most 128 KiB, oldest bytes dropped first (trimming a chunk if needed).
+ * at most `limit` bytes, oldest bytes dropped first (trimming a chunk if needed).
  */
-export const SESSION_OUTPUT_MAX_BYTES = 128 * 1024;
-
 export class SessionOutput {
   private chunks: Buffer[] = [];
   private bytes = 0;
   private waiters: Array<() => void> = [];
 
-  constructor(private readonly limit = SESSION_OUTPUT_MAX_BYTES) {}
+  constructor(private readonly limit: number) {}
 
   push(chunk: Buffer): void {
     this.chunks.push(chunk);

@@ -12,11 +12,8 @@ import type { Readable } from 'node:stream';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
-import { findPerl } from './perl.js';
+import { perlExec } from './perl.js';
 import { openPtyMasters } from './pty-child.js';
-
-const PERL_CLOSE_AND_EXEC =
-  'require POSIX; my $n = shift; POSIX::close(shift) for 1 .. $n; my $file = shift; exec {$file} @ARGV or die "$!\\n"';
 
 /**
  * While PTYs are open their master descriptors would leak into this child
@@ -25,10 +22,8 @@ const PERL_CLOSE_AND_EXEC =
  */
 function execPlan(request: SpawnRequest): [file: string, args: string[], argv0: string] {
   const masters = openPtyMasters();
-  const perl = masters.length > 0 ? findPerl() : undefined;
-  if (!perl) return [request.file, request.args, request.argv0];
-  const fds = masters.map(String);
-  return [perl, ['-e', PERL_CLOSE_AND_EXEC, String(fds.length), ...fds, request.file, request.argv0, ...request.args], 'perl'];
+  const viaPerl = masters.length > 0 ? perlExec(request.file, request.argv0, request.args, masters) : undefined;
+  return viaPerl ? [...viaPerl, 'perl'] : [request.file, request.args, request.argv0];
 }
 
 const SIGNAL_EXIT_CODE = -1;

@@ -25,7 +25,7 @@ import tty from 'node:tty';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killSession } from './kill.js';
-import { findPerl } from './perl.js';
+import { perlExec } from './perl.js';
 
 interface NativePty {
   fork(
@@ -61,7 +61,6 @@ const SIGNAL_EXIT_CODE = 1;
 const COALESCE_BYTES = 64 * 1024;
 /** How long a drain may wait for the marker while output is flowing. */
 const DRAIN_TIMEOUT_MS = 2000;
-const PERL_EXEC = 'my $file = shift; exec {$file} @ARGV or die "$!\\n"';
 
 /**
  * Master descriptors of live PTYs. forkpty opens them without close-on-exec
@@ -250,7 +249,6 @@ export class PtyChild implements Child {
     if (this.exitCode === undefined) return; // wait for the exit status
     this.finished = true;
     this.clearDrainTimer();
-    if (this.held.length > 0 && !this.marker) this.emitOutput(this.held);
     this.flushOutput();
     this.closeSlave();
     this.reader.destroy();
@@ -308,7 +306,7 @@ function openSlave(name: string): number | undefined {
  */
 function execPlan(request: SpawnRequest): [string, string[]] {
   if (request.argv0 === request.program) return [request.program, request.args];
-  const perl = findPerl();
-  if (!perl) throw spawnError(systemError('ENOENT'));
-  return [perl, ['-e', PERL_EXEC, request.file, request.argv0, ...request.args]];
+  const viaPerl = perlExec(request.file, request.argv0, request.args);
+  if (!viaPerl) throw spawnError(systemError('ENOENT'));
+  return viaPerl;
 }
