@@ -131,37 +131,33 @@ describe('against the real server', () => {
 });
 
 describe('against scripted servers', () => {
-  it('delivers events in seq order when notifications arrive out of order', async () => {
-    const client = await ExecServerClient.spawn(fake('reorder'));
+  /** Every event of process `p` as the client delivers it, against a scripted server. */
+  async function scenarioEvents(scenario: string): Promise<ProcessEvent[]> {
+    const client = await ExecServerClient.spawn(fake(scenario));
     try {
-      const session = await client.start({ argv: ['x'], processId: 'p' });
-      const events = await collect(session);
-      expect(events).toEqual([
-        { type: 'output', seq: 1, stream: 'stdout', chunk: Buffer.from('a') },
-        { type: 'output', seq: 2, stream: 'stdout', chunk: Buffer.from('b') },
-        { type: 'output', seq: 3, stream: 'stdout', chunk: Buffer.from('c') },
-        { type: 'exited', seq: 4, exitCode: 7 },
-        { type: 'closed', seq: 5 },
-      ]);
+      return await collect(await client.start({ argv: ['x'], processId: 'p' }));
     } finally {
       await client.close();
     }
+  }
+
+  it('delivers events in seq order when notifications arrive out of order', async () => {
+    expect(await scenarioEvents('reorder')).toEqual([
+      { type: 'output', seq: 1, stream: 'stdout', chunk: Buffer.from('a') },
+      { type: 'output', seq: 2, stream: 'stdout', chunk: Buffer.from('b') },
+      { type: 'output', seq: 3, stream: 'stdout', chunk: Buffer.from('c') },
+      { type: 'exited', seq: 4, exitCode: 7 },
+      { type: 'closed', seq: 5 },
+    ]);
   });
 
   it('accepts output notifications in any key order and with escaped ids', async () => {
-    const client = await ExecServerClient.spawn(fake('key-order'));
-    try {
-      const session = await client.start({ argv: ['x'], processId: 'p' });
-      const events = await collect(session);
-      expect(events).toEqual([
-        { type: 'output', seq: 1, stream: 'stdout', chunk: Buffer.from('one;') },
-        { type: 'output', seq: 2, stream: 'stderr', chunk: Buffer.from('two') },
-        { type: 'exited', seq: 3, exitCode: 0 },
-        { type: 'closed', seq: 4 },
-      ]);
-    } finally {
-      await client.close();
-    }
+    expect(await scenarioEvents('key-order')).toEqual([
+      { type: 'output', seq: 1, stream: 'stdout', chunk: Buffer.from('one;') },
+      { type: 'output', seq: 2, stream: 'stderr', chunk: Buffer.from('two') },
+      { type: 'exited', seq: 3, exitCode: 0 },
+      { type: 'closed', seq: 4 },
+    ]);
   });
 
   it('fails sessions once, synthesizes reads, and rejects new work after a disconnect', async () => {
