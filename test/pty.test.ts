@@ -35,6 +35,21 @@ async function execedAs(program: string, marker: string): Promise<number> {
   throw new Error(`no ${program} ${marker}`);
 }
 
+/**
+ * A process's open fds once start-up is over: right after exec the dynamic
+ * loader and locale setup briefly open fd 3 themselves. An inherited fd stays
+ * open, so a real leak still shows after the wait.
+ */
+async function settledFds(pid: number): Promise<string[]> {
+  let fds: string[] = [];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    fds = fs.readdirSync(`/proc/${pid}/fd`).sort();
+    if (fds.length === 3) return fds;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return fds;
+}
+
 describe('PTY processes (§3.8)', () => {
   it('merges output as stream "pty" with CRLF and a 24x80 default size', async () => {
     const { processId, output } = await runTty(['sh', '-c', 'stty size; echo err >&2']);
@@ -107,7 +122,8 @@ describe('PTY processes (§3.8)', () => {
     await server.start(targets[1]!, ['sleep', '30.103'], { pipeStdin: true });
     for (const marker of ['30.102', '30.103']) {
       const pid = await execedAs('sleep', marker);
-      expect(fs.readdirSync(`/proc/${pid}/fd`).sort()).toEqual(['0', '1', '2']);
+      const fds = await settledFds(pid);
+      expect(fds).toEqual(['0', '1', '2']);
     }
     for (const processId of [holder, ...targets]) await server.request('process/terminate', { processId });
   });
