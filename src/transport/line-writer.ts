@@ -60,6 +60,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /** Lines waiting while a payload line is being streamed. */
   private held: Array<() => void> | undefined;
   private heldBytes = 0;
+  private corked = false;
 
   constructor(private readonly output: Writable) {
     super();
@@ -143,8 +144,23 @@ export class LineMessageWriter extends AbstractMessageWriter {
     });
   }
 
+  /**
+   * Lines written in one tick leave in one `writev`: an exit notification
+   * and the close that follows it cost the reader one wake-up, not two.
+   */
+  private batchThisTick(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.output.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.output.uncork();
+    });
+  }
+
   /** Runs `write` now, or after the payload line being streamed. */
   private whenFree(write: () => void, bytes = 0): void {
+    this.batchThisTick();
     if (!this.held) return write();
     this.held.push(write);
     this.heldBytes += bytes;
