@@ -59,6 +59,8 @@ const SIGNAL_EXIT_CODE = 1;
  * not one notification per 4 KiB.
  */
 const COALESCE_BYTES = 64 * 1024;
+/** Where every PTY's reads land; `onData` copies out before returning. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 /** How long a drain may wait for the marker while output is flowing. */
 const DRAIN_TIMEOUT_MS = 2000;
 
@@ -87,8 +89,8 @@ export class PtyChild implements Child {
   private held: Buffer = Buffer.alloc(0);
   private drainTimer: NodeJS.Timeout | undefined;
   private inputEnded = false;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private batch = Buffer.allocUnsafe(COALESCE_BYTES);
+  private batchBytes = 0;
   private flushScheduled: NodeJS.Immediate | undefined;
 
   private constructor(
@@ -99,8 +101,12 @@ export class PtyChild implements Child {
     this.masterFd = forked.fd;
     liveMasters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
-    this.reader = new tty.ReadStream(forked.fd);
-    this.reader.on('data', (bytes: Buffer) => this.onData(bytes));
+    // Reads land in one shared buffer and are copied into this child's
+    // batch: no allocation and no stream machinery per 4 KiB read.
+    this.reader = new tty.ReadStream(forked.fd, {
+      onread: { buffer: READ_BUFFER, callback: (length: number, buffer: Uint8Array) => this.onData(Buffer.from(buffer.buffer, buffer.byteOffset, length)) },
+    } as ConstructorParameters<typeof tty.ReadStream>[1]);
+    this.reader.resume(); // with `onread` there is no 'data' listener to start the reads
     this.reader.on('error', () => this.onInputEnd()); // EIO: every slave descriptor is closed
     this.reader.on('close', () => this.onInputEnd());
   }
@@ -187,20 +193,30 @@ export class PtyChild implements Child {
     this.held = Buffer.from(tail.subarray(tail.length - keep));
   }
 
+  /** Copies `bytes` (a view of the shared read buffer) into the batch. */
   private emitOutput(bytes: Buffer): void {
-    this.pending.push(bytes);
-    this.pendingBytes += bytes.length;
-    if (this.pendingBytes >= COALESCE_BYTES) this.flushOutput();
-    else this.flushScheduled ??= setImmediate(() => this.flushOutput());
+    for (let offset = 0; offset < bytes.length; ) {
+      const copied = bytes.copy(this.batch, this.batchBytes, offset);
+      this.batchBytes += copied;
+      offset += copied;
+      if (this.batchBytes === COALESCE_BYTES) this.flushOutput();
+    }
+    if (this.batchBytes > 0) this.flushScheduled ??= setImmediate(() => this.flushOutput());
   }
 
   private flushOutput(): void {
     if (this.flushScheduled) clearImmediate(this.flushScheduled);
     this.flushScheduled = undefined;
-    if (this.pendingBytes === 0) return;
-    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
-    this.pendingBytes = 0;
+    if (this.batchBytes === 0) return;
+    let bytes: Buffer;
+    if (this.batchBytes === COALESCE_BYTES) {
+      bytes = this.batch; // a full batch is handed over whole
+      this.batch = Buffer.allocUnsafe(COALESCE_BYTES);
+    } else {
+      // A small batch is copied out: retained output must not pin 64 KiB per keystroke echo.
+      bytes = Buffer.from(this.batch.subarray(0, this.batchBytes));
+    }
+    this.batchBytes = 0;
     this.events.output('pty', bytes);
   }
 
