@@ -15,7 +15,7 @@ import { Driver } from './bench/driver.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
-  options: { peer: { type: 'string' }, quick: { type: 'boolean', default: false } },
+  options: { peer: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
 const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
 const MiB = 1024 * 1024;
@@ -239,7 +239,9 @@ async function measureAll(commands) {
     ['http', (command) => httpRoundTrip(command, httpUrl)],
   ];
   const results = Object.fromEntries(Object.keys(commands).map((name) => [name, {}]));
+  const only = values.only?.split(',');
   for (const [label, fn] of workloads) {
+    if (only && !only.includes(label)) continue;
     for (const [name, command] of Object.entries(commands)) {
       try {
         results[name][label] = await fn(command);
@@ -313,7 +315,7 @@ async function main() {
   console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
   // In a fresh process: the local executor forks children from it, and fork() slows down as
   // the parent's heap grows (this process has just moved gigabytes through its own heap).
-  await new Promise((resolve) => {
+  if (!values.only || values.only.split(',').includes('client')) await new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(root, 'scripts/bench/client.mjs'), String(runs)], { stdio: 'inherit' });
     child.on('exit', resolve);
   });
