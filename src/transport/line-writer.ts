@@ -145,8 +145,9 @@ export class LineMessageWriter extends AbstractMessageWriter {
   }
 
   /**
-   * Lines written in one tick leave in one `writev`: an exit notification
+   * Messages written in one tick leave in one `writev`: an exit notification
    * and the close that follows it cost the reader one wake-up, not two.
+   * (Output lines skip this: they are large, and each is its own write.)
    */
   private batchThisTick(): void {
     if (this.corked) return;
@@ -160,7 +161,6 @@ export class LineMessageWriter extends AbstractMessageWriter {
 
   /** Runs `write` now, or after the payload line being streamed. */
   private whenFree(write: () => void, bytes = 0): void {
-    this.batchThisTick();
     if (!this.held) return write();
     this.held.push(write);
     this.heldBytes += bytes;
@@ -177,6 +177,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   }
 
   private push(text: string): Promise<void> {
+    this.batchThisTick();
     return new Promise((resolve) => {
       // Errors surface through the stream's 'error' event (see constructor).
       this.whenFree(() => {
