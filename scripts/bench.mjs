@@ -58,39 +58,62 @@ async function throughput(command, bytes, tty) {
   }
 }
 
-async function roundTrip(command, count = 2000) {
-  const driver = await Driver.start(command);
+/**
+ * Runs `sample(driver)` on every server in alternating blocks, all servers
+ * started and warmed up first: on a machine whose speed drifts (a shared
+ * VM), one server measured minutes after the other can be off by 30%.
+ */
+async function interleaved(commands, { warmup, blocks, perBlock, sample }) {
+  const names = Object.keys(commands);
+  const drivers = {};
   try {
-    const samples = [];
-    // Steady state: the first few thousand requests include JIT compilation stalls.
-    for (let i = 0; i < 3000; i++) await driver.call('fs/getMetadata', { path: '/tmp' });
-    for (let i = 0; i < count; i++) {
-      const started = process.hrtime.bigint();
-      await driver.call('fs/getMetadata', { path: '/tmp' });
-      samples.push(ms(process.hrtime.bigint() - started) * 1000);
+    for (const name of names) drivers[name] = await Driver.start(commands[name]);
+    for (const name of names) for (let i = 0; i < warmup; i++) await sample(drivers[name]);
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
+    for (let block = 0; block < blocks; block++) {
+      for (const name of names) for (let i = 0; i < perBlock; i++) samples[name].push(await sample(drivers[name]));
     }
-    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+    return samples;
   } finally {
-    await driver.close();
+    await Promise.all(Object.values(drivers).map((driver) => driver.close()));
   }
 }
 
-async function spawnLatency(command, count = 200) {
-  const driver = await Driver.start(command);
-  try {
-    const samples = [];
-    for (let i = 0; i < count; i++) {
-      const processId = `s${i}`;
+const summarize = (samples) => ({ p50: percentile(samples, 50), p99: percentile(samples, 99) });
+const mapValues = (object, fn) => Object.fromEntries(Object.entries(object).map(([key, value]) => [key, fn(value)]));
+
+/** fs/getMetadata round trip, µs. The warm-up covers JIT compilation stalls. */
+async function roundTrip(commands) {
+  const samples = await interleaved(commands, {
+    warmup: 3000,
+    blocks: 8,
+    perBlock: 250,
+    sample: async (driver) => {
+      const started = process.hrtime.bigint();
+      await driver.call('fs/getMetadata', { path: '/tmp' });
+      return ms(process.hrtime.bigint() - started) * 1000;
+    },
+  });
+  return mapValues(samples, summarize);
+}
+
+/** `/bin/true` from process/start to process/closed, ms. */
+async function spawnLatency(commands) {
+  let next = 0;
+  const samples = await interleaved(commands, {
+    warmup: 20,
+    blocks: 8,
+    perBlock: 25,
+    sample: async (driver) => {
+      const processId = `s${next++}`;
       const started = process.hrtime.bigint();
       const closed = driver.waitClosed(processId);
       await driver.request('process/start', { processId, argv: ['/bin/true'], cwd: '/', env: ENV, tty: false });
       await closed;
-      samples.push(ms(process.hrtime.bigint() - started));
-    }
-    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
-  } finally {
-    await driver.close();
-  }
+      return ms(process.hrtime.bigint() - started);
+    },
+  });
+  return mapValues(samples, summarize);
 }
 
 async function concurrency(command, count = 100, bytes = MiB) {
@@ -222,33 +245,45 @@ async function httpRoundTrip(command, url, count = 500) {
   }
 }
 
+/** Median MiB/s over `runs` runs, the servers taking turns run by run. */
+async function alternatingThroughput(commands, bytes, tty) {
+  const samples = mapValues(commands, () => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [name, command] of Object.entries(commands)) samples[name].push((await throughput(command, bytes, tty)).mibps);
+  }
+  return mapValues(samples, (mibps) => ({ mibps: median(mibps) }));
+}
+
 /**
- * Runs each workload on this server and then on the peer, back to back, so
- * that a machine whose speed drifts (a shared VM) skews both alike.
+ * Each workload runs on this server and on the peer before the next one
+ * starts; the latency and throughput workloads alternate between them
+ * within the workload, so that drift skews both alike.
  */
 async function measureAll(commands) {
+  const each = (fn) => async (all) => {
+    const results = {};
+    for (const [name, command] of Object.entries(all)) results[name] = await fn(command).catch((error) => ({ error: error.message }));
+    return results;
+  };
   const workloads = [
-    ['pipe', async (command) => ({ mibps: await repeat(runs, async () => (await throughput(command, 256 * MiB, false)).mibps) })],
-    ['pty', async (command) => ({ mibps: await repeat(runs, async () => (await throughput(command, 64 * MiB, true)).mibps) })],
-    ['rtt', (command) => roundTrip(command)],
-    ['spawn', (command) => spawnLatency(command)],
-    ['concurrency', (command) => concurrency(command)],
-    ['stalled', (command) => stalledGrowth(command)],
-    ['fairness', (command) => fairness(command)],
-    ['files', (command) => fileTransfer(command, scratch)],
-    ['http', (command) => httpRoundTrip(command, httpUrl)],
+    ['pipe', (all) => alternatingThroughput(all, 256 * MiB, false)],
+    ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
+    ['rtt', roundTrip],
+    ['spawn', spawnLatency],
+    ['concurrency', each(concurrency)],
+    ['stalled', each(stalledGrowth)],
+    ['fairness', each(fairness)],
+    ['files', each((command) => fileTransfer(command, scratch))],
+    ['http', each((command) => httpRoundTrip(command, httpUrl))],
   ];
-  const results = Object.fromEntries(Object.keys(commands).map((name) => [name, {}]));
+  const results = mapValues(commands, () => ({}));
   const only = values.only?.split(',');
   for (const [label, fn] of workloads) {
     if (only && !only.includes(label)) continue;
-    for (const [name, command] of Object.entries(commands)) {
-      try {
-        results[name][label] = await fn(command);
-      } catch (error) {
-        results[name][label] = { error: error.message };
-      }
-      console.log(`${label.padEnd(12)} ${name.padEnd(5)} ${JSON.stringify(results[name][label])}`);
+    const measured = await fn(commands).catch((error) => mapValues(commands, () => ({ error: error.message })));
+    for (const name of Object.keys(commands)) {
+      results[name][label] = measured[name];
+      console.log(`${label.padEnd(12)} ${name.padEnd(5)} ${JSON.stringify(measured[name])}`);
     }
   }
   return results;
