@@ -5,6 +5,8 @@
  * machine, and prints medians with ratios. Not a test: it asserts nothing.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import tty from 'node:tty';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -39,6 +41,37 @@ async function rawPipeMiBps(bytes) {
   let total = 0;
   child.stdout.on('data', (chunk) => (total += chunk.length));
   await new Promise((resolve) => child.on('close', resolve));
+  return total / MiB / (ms(process.hrtime.bigint() - started) / 1000);
+}
+
+/**
+ * The raw limit for a terminal: Node reading `head -c` through a PTY with no
+ * server (node-pty's native fork, as the server uses it). A terminal hands
+ * over at most 4 KiB per read, each passing through a kernel worker.
+ */
+async function rawPtyMiBps(bytes) {
+  const { native } = createRequire(import.meta.url)('node-pty');
+  const started = process.hrtime.bigint();
+  let total = 0;
+  await new Promise((resolve) => {
+    let exited = false;
+    let ended = false;
+    const forked = native.fork('/usr/bin/head', ['-c', String(bytes), '/dev/zero'], ['PATH=/usr/bin:/bin'], '/', 80, 24, -1, -1, false, '', () => {
+      exited = true;
+      if (ended || total >= bytes) resolve();
+    });
+    const reader = new tty.ReadStream(forked.fd);
+    reader.on('data', (chunk) => {
+      total += chunk.length;
+      if (total >= bytes && exited) resolve();
+    });
+    const end = () => {
+      ended = true;
+      if (exited) resolve();
+    };
+    reader.on('error', end); // EIO once the child's side closes
+    reader.on('close', end);
+  });
   return total / MiB / (ms(process.hrtime.bigint() - started) / 1000);
 }
 
@@ -319,6 +352,8 @@ async function main() {
   httpUrl = `http://127.0.0.1:${web.address().port}/`;
   const raw = await repeat(runs, () => rawPipeMiBps(256 * MiB));
   console.log(`raw pipe read by Node: ${fmt(raw)} MiB/s`);
+  const rawPty = await repeat(runs, () => rawPtyMiBps(64 * MiB));
+  console.log(`raw PTY read by Node: ${fmt(rawPty)} MiB/s`);
   const rawFile = await rawFileMiBps();
   console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
   console.log(`ours: ${OURS}${values.peer ? `\npeer: ${values.peer}` : ''}\n`);
@@ -347,6 +382,7 @@ async function main() {
     console.log(`${label.padEnd(24)}${fmt(a).padStart(10)}${(peer ? fmt(b) : '').padStart(10)}${ratio.padStart(11)}`);
   }
   console.log(`pipe throughput as a fraction of the raw pipe read: ${fmt(ours.pipe?.mibps / raw, 2)}`);
+  console.log(`PTY throughput as a fraction of the raw PTY read: ${fmt(ours.pty?.mibps / rawPty, 2)}${peer ? ` (peer: ${fmt(peer.pty?.mibps / rawPty, 2)})` : ''}`);
   console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
   // In a fresh process: the local executor forks children from it, and fork() slows down as
   // the parent's heap grows (this process has just moved gigabytes through its own heap).
