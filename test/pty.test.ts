@@ -73,6 +73,14 @@ describe('PTY processes (§3.8)', () => {
     expect(await server.request('process/resize', { processId, rows: 10, cols: 10 })).toEqual({});
   });
 
+  it('batches a streaming terminal into large notifications, not one per 4 KiB read', async () => {
+    const { processId, output } = await runTty(['head', '-c', String(1024 * 1024), '/dev/zero']);
+    expect(output.length).toBe(1024 * 1024);
+    const chunks = server.notifications(processId).filter((m) => m.method === 'process/output');
+    // A terminal hands over at most 4 KiB per read: unbatched, this is 256 notifications.
+    expect(chunks.length).toBeLessThan(100);
+  });
+
   it('echoes input and runs the line discipline', async () => {
     const processId = id();
     await startTty(processId, ['cat']);

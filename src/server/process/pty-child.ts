@@ -59,6 +59,8 @@ const SIGNAL_EXIT_CODE = 1;
  * not one notification per 4 KiB.
  */
 const COALESCE_BYTES = 64 * 1024;
+/** How long a streaming batch may wait to fill (see `scheduleFlush`). */
+const STREAM_FLUSH_MS = 2;
 /** Where every PTY's reads land; `onData` copies out before returning. */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 /** How long a drain may wait for the marker while output is flowing. */
@@ -91,7 +93,8 @@ export class PtyChild implements Child {
   private inputEnded = false;
   private batch = Buffer.allocUnsafe(COALESCE_BYTES);
   private batchBytes = 0;
-  private flushScheduled: NodeJS.Immediate | undefined;
+  private flushScheduled: { cancel(): void } | undefined;
+  private lastFlushAt = 0;
 
   private constructor(
     forked: { fd: number; pid: number; pty: string },
@@ -201,12 +204,28 @@ export class PtyChild implements Child {
       offset += copied;
       if (this.batchBytes === COALESCE_BYTES) this.flushOutput();
     }
-    if (this.batchBytes > 0) this.flushScheduled ??= setImmediate(() => this.flushOutput());
+    if (this.batchBytes > 0) this.flushScheduled ??= this.scheduleFlush();
+  }
+
+  /**
+   * After a quiet spell output leaves at the end of this loop turn (an echo
+   * is not delayed). While output streams, a terminal still hands over one
+   * 4 KiB read per turn, so flushing every turn would mean a notification
+   * per 4 KiB; then the batch waits up to `STREAM_FLUSH_MS` to fill.
+   */
+  private scheduleFlush(): { cancel(): void } {
+    if (performance.now() - this.lastFlushAt > STREAM_FLUSH_MS) {
+      const immediate = setImmediate(() => this.flushOutput());
+      return { cancel: () => clearImmediate(immediate) };
+    }
+    const timer = setTimeout(() => this.flushOutput(), STREAM_FLUSH_MS);
+    return { cancel: () => clearTimeout(timer) };
   }
 
   private flushOutput(): void {
-    if (this.flushScheduled) clearImmediate(this.flushScheduled);
+    this.flushScheduled?.cancel();
     this.flushScheduled = undefined;
+    this.lastFlushAt = performance.now();
     if (this.batchBytes === 0) return;
     let bytes: Buffer;
     if (this.batchBytes === COALESCE_BYTES) {
