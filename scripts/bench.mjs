@@ -278,14 +278,17 @@ async function httpRoundTrip(command, url, count = 500) {
   }
 }
 
-/** Median MiB/s over `runs` runs, the servers taking turns run by run. */
-async function alternatingThroughput(commands, bytes, tty) {
+/** `runs` runs of `measure(command)`, the servers taking turns run by run, then `combine`d. */
+async function alternating(commands, measure, combine) {
   const samples = mapValues(commands, () => []);
   for (let run = 0; run < runs; run++) {
-    for (const [name, command] of Object.entries(commands)) samples[name].push((await throughput(command, bytes, tty)).mibps);
+    for (const [name, command] of Object.entries(commands)) samples[name].push(await measure(command));
   }
-  return mapValues(samples, (mibps) => ({ mibps: median(mibps) }));
+  return mapValues(samples, combine);
 }
+
+const alternatingThroughput = (commands, bytes, tty) =>
+  alternating(commands, (command) => throughput(command, bytes, tty), (results) => ({ mibps: median(results.map((r) => r.mibps)) }));
 
 /**
  * Each workload runs on this server and on the peer before the next one
@@ -303,7 +306,7 @@ async function measureAll(commands) {
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
     ['rtt', roundTrip],
     ['spawn', spawnLatency],
-    ['concurrency', each(concurrency)],
+    ['concurrency', (all) => alternating(all, concurrency, (results) => ({ seconds: median(results.map((r) => r.seconds)), complete: results.every((r) => r.complete) }))],
     ['stalled', each(stalledGrowth)],
     ['fairness', each(fairness)],
     ['files', each((command) => fileTransfer(command, scratch))],
