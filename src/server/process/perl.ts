@@ -10,7 +10,7 @@ const CLOSE_AND_EXEC =
 
 let cached: string | null | undefined;
 
-function findPerl(): string | undefined {
+export function findPerl(): string | undefined {
   if (cached === undefined) cached = ['/usr/bin/perl', '/bin/perl'].find((candidate) => fs.existsSync(candidate)) ?? null;
   return cached ?? undefined;
 }

@@ -1,0 +1,105 @@
+/**
+ * The spawner's perl program (see `spawner.ts`). Protocol, one message per
+ * line unless noted:
+ *
+ * server → spawner
+ *   `<n>\n` then n bytes: NUL-separated id, file, cwd, stdin ("1" pipe /
+ *   "0" /dev/null), argc, argv[0..argc), envc, then envc keys and values
+ *   `R <id>`: the server has opened its ends; close ours
+ * spawner → server
+ *   `S <id> <pid> <stdin fd or -> <stdout fd> <stderr fd>`: running; the
+ *   fds are open in the spawner until `R`, for the server to reopen
+ *   through /proc/<spawner>/fd/<n>
+ *   `F <id> <errno>`: chdir or exec failed
+ *   `X <pid> <wait status>`: a child was reaped
+ *
+ * Children get their own session, the pipes as fds 0-2 and nothing else
+ * (perl opens everything else close-on-exec, and the spawner closes what it
+ * inherited before it starts).
+ */
+export const SPAWNER_SCRIPT = String.raw`
+use strict; use warnings; use POSIX (); use Fcntl qw(F_SETFL O_NONBLOCK);
+opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
+my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($dir) } readdir $dir;
+closedir $dir;
+POSIX::close($_) for @inherited;
+pipe(my $wake_r, my $wake_w) or die "pipe: $!\n";
+fcntl($_, F_SETFL, O_NONBLOCK) for ($wake_r, $wake_w);
+$SIG{CHLD} = sub { syswrite $wake_w, 'x' };
+my %held;
+my %running;
+use constant REAP_POLL => 0.02;
+
+sub say_line {
+  my ($line) = @_;
+  while (length $line) {
+    my $n = syswrite STDOUT, $line;
+    if (!defined $n) { next if $!{EINTR}; exit 0 }
+    substr($line, 0, $n) = '';
+  }
+}
+
+sub reap {
+  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) { delete $running{$pid}; say_line("X $pid $?\n") }
+}
+
+sub spawn_one {
+  my @f = split /\0/, $_[0], -1;
+  my ($id, $file, $cwd, $piped, $argc) = splice @f, 0, 5;
+  my @argv = splice @f, 0, $argc;
+  my $envc = shift @f;
+  my %env = splice @f, 0, 2 * $envc;
+  my ($in_r, $in_w, $out_r, $out_w, $err_r, $err_w, $st_r, $st_w);
+  if ($piped) { pipe($in_r, $in_w) or return say_line("F $id " . ($! + 0) . "\n") }
+  pipe($out_r, $out_w) && pipe($err_r, $err_w) && pipe($st_r, $st_w) or return say_line("F $id " . ($! + 0) . "\n");
+  my $pid = fork;
+  return say_line("F $id " . ($! + 0) . "\n") if !defined $pid;
+  if ($pid == 0) {
+    $SIG{CHLD} = 'DEFAULT';
+    POSIX::setsid();
+    if ($piped) { POSIX::dup2(fileno $in_r, 0) } else { open(STDIN, '<', '/dev/null') }
+    POSIX::dup2(fileno $out_w, 1);
+    POSIX::dup2(fileno $err_w, 2);
+    if (chdir $cwd) { %ENV = %env; exec { $file } @argv }
+    syswrite $st_w, pack('N', $! + 0);
+    POSIX::_exit(127);
+  }
+  close $st_w; close $out_w; close $err_w; close $in_r if $piped;
+  my ($status, $n) = ('');
+  do { $n = sysread $st_r, $status, 4 } while (!defined $n && $!{EINTR});
+  close $st_r;
+  if ($n) {
+    waitpid($pid, 0);
+    return say_line("F $id " . unpack('N', $status) . "\n");
+  }
+  $held{$id} = [$out_r, $err_r, $piped ? $in_w : ()];
+  $running{$pid} = 1;
+  say_line("S $id $pid " . ($piped ? fileno $in_w : '-') . ' ' . fileno($out_r) . ' ' . fileno($err_r) . "\n");
+}
+
+my $buffer = '';
+my $watched = '';
+vec($watched, 0, 1) = 1;
+vec($watched, fileno $wake_r, 1) = 1;
+for (;;) {
+  # Perl runs signal handlers between statements, so a SIGCHLD that lands
+  # just before select() blocks is only handled after it returns: while
+  # children run, select() never sleeps longer than REAP_POLL.
+  my $ready = select(my $readable = $watched, undef, undef, %running ? REAP_POLL : undef);
+  if ($ready > 0 && vec($readable, fileno $wake_r, 1)) { 1 while sysread $wake_r, my $drained, 256 }
+  reap();
+  next unless $ready > 0 && vec($readable, 0, 1);
+  my $n = sysread STDIN, $buffer, 65536, length $buffer;
+  if (!defined $n) { next if $!{EINTR}; last }
+  last if $n == 0;
+  for (;;) {
+    if ($buffer =~ /\AR (\S+)\n/) { delete $held{$1}; substr($buffer, 0, $+[0]) = ''; next }
+    last unless $buffer =~ /\A(\d+)\n/;
+    my ($length, $start) = ($1, $+[0]);
+    last if length($buffer) < $start + $length;
+    my $payload = substr($buffer, $start, $length);
+    substr($buffer, 0, $start + $length) = '';
+    spawn_one($payload);
+  }
+}
+`;
