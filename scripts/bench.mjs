@@ -96,11 +96,12 @@ async function throughput(command, bytes, tty) {
  * started and warmed up first: on a machine whose speed drifts (a shared
  * VM), one server measured minutes after the other can be off by 30%.
  */
-async function interleaved(commands, { warmup, blocks, perBlock, sample }) {
+async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare }) {
   const names = Object.keys(commands);
   const drivers = {};
   try {
     for (const name of names) drivers[name] = await Driver.start(commands[name]);
+    for (const name of names) await prepare?.(drivers[name]);
     for (const name of names) for (let i = 0; i < warmup; i++) await sample(drivers[name]);
     const samples = Object.fromEntries(names.map((name) => [name, []]));
     for (let block = 0; block < blocks; block++) {
@@ -130,10 +131,25 @@ async function roundTrip(commands) {
   return mapValues(samples, summarize);
 }
 
-/** `/bin/true` from process/start to process/closed, ms. */
-async function spawnLatency(commands) {
+/** Runs `count` processes of 1 MiB output each; their output stays retained for 30 s. */
+async function retainOutput(driver, count) {
+  const ids = Array.from({ length: count }, (_, i) => `retained${i}`);
+  const closed = ids.map((id) => driver.waitClosed(id));
+  for (const processId of ids) {
+    await driver.request('process/start', { processId, argv: ['head', '-c', String(MiB), '/dev/zero'], cwd: '/', env: ENV, tty: false });
+  }
+  await Promise.all(closed);
+}
+
+/**
+ * `/bin/true` from process/start to process/closed, ms; with `retainedMiB`,
+ * after that much output is retained by the server (a fork of the server
+ * slows down as it grows).
+ */
+async function spawnLatency(commands, retainedMiB = 0) {
   let next = 0;
   const samples = await interleaved(commands, {
+    prepare: (driver) => retainOutput(driver, retainedMiB),
     warmup: 20,
     blocks: 8,
     perBlock: 25,
@@ -305,7 +321,8 @@ async function measureAll(commands) {
     ['pipe', (all) => alternatingThroughput(all, 256 * MiB, false)],
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
     ['rtt', roundTrip],
-    ['spawn', spawnLatency],
+    ['spawn', (all) => spawnLatency(all)],
+    ['spawn-retained', (all) => spawnLatency(all, 150)],
     ['concurrency', (all) => alternating(all, concurrency, (results) => ({ seconds: median(results.map((r) => r.seconds)), complete: results.every((r) => r.complete) }))],
     ['stalled', each(stalledGrowth)],
     ['fairness', each(fairness)],
@@ -372,6 +389,7 @@ async function main() {
     ['rtt p99 µs', ours.rtt?.p99, peer?.rtt?.p99, 'lower'],
     ['spawn p50 ms', ours.spawn?.p50, peer?.spawn?.p50, 'lower'],
     ['spawn p99 ms', ours.spawn?.p99, peer?.spawn?.p99, 'lower'],
+    ['spawn, 150 MiB kept p50', ours['spawn-retained']?.p50, peer?.['spawn-retained']?.p50, 'lower'],
     ['100 x 1 MiB s', ours.concurrency?.seconds, peer?.concurrency?.seconds, 'lower'],
     ['stalled RSS +MiB', ours.stalled?.growthMiB, peer?.stalled?.growthMiB, 'lower'],
     ['quiet worst ms', ours.fairness?.worstMs, peer?.fairness?.worstMs, 'lower'],
