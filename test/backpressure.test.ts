@@ -39,6 +39,27 @@ describe('backpressure', () => {
   }, 90_000);
 });
 
+describe('output integrity', () => {
+  it('delivers distinct output unaltered through a stall (line buffers are reused only after the write)', async () => {
+    const server = await ServerProcess.started();
+    servers.push(server);
+    server.child.stdout.pause();
+    server.send({
+      id: 'count',
+      method: 'process/start',
+      params: { processId: 'count', argv: ['seq', '1', '1000000'], cwd: '/', env: { PATH: '/usr/bin:/bin' }, tty: false },
+    });
+    // A client that reads nothing for a moment, so that lines queue up in the server.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.stdout.resume();
+    await server.waitClosed('count', 30_000);
+    const expected = Array.from({ length: 1_000_000 }, (_, i) => `${i + 1}\n`).join('');
+    const output = server.output('count').toString();
+    expect(output.length).toBe(expected.length);
+    expect(output === expected).toBe(true);
+  });
+});
+
 describe('backpressure on streamed HTTP bodies', () => {
   it('stops reading a body while the client stalls, then delivers all of it', async () => {
     const total = 512 * 1024 * 1024;

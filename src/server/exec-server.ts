@@ -17,7 +17,6 @@ import * as S from '../protocol/schemas.js';
 import type { OutputStream } from '../protocol/types.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
-import { encodeOutputLine } from '../transport/output-line.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
 import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -144,7 +143,7 @@ export class ExecServer {
   /** `process/output` goes out pre-serialized (see transport/output-line.ts). */
   private notifyOutput(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void {
     if (this.outputBroken) return;
-    this.writer.writeBytes(encodeOutputLine(processId, seq, stream, bytes));
+    this.writer.writeOutput(processId, seq, stream, bytes);
     if (this.writer.congested) this.processes.pauseAll();
   }
 

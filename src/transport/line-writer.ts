@@ -9,6 +9,9 @@
  */
 import type { Writable } from 'node:stream';
 import { AbstractMessageWriter, type Message } from 'vscode-jsonrpc';
+import type { OutputStream } from '../protocol/types.js';
+import { BufferPool } from './buffer-pool.js';
+import { encodeOutputLineWith } from './output-line.js';
 
 /** Bytes to be sent as one base64 JSON string, streamed without building it. */
 export class Base64Payload {
@@ -61,6 +64,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   private held: Array<() => void> | undefined;
   private heldBytes = 0;
   private corked = false;
+  private readonly lines = new BufferPool();
 
   constructor(private readonly output: Writable) {
     super();
@@ -166,14 +170,15 @@ export class LineMessageWriter extends AbstractMessageWriter {
     this.heldBytes += bytes;
   }
 
-  /**
-   * Writes one line the caller built itself, as bytes ending in `\n` (one
-   * JSON message). The hot path for output notifications: no string
-   * re-encoding and no promise per line.
-   */
-  writeBytes(line: Buffer): void {
+  /** Writes a `process/output` notification (the hot path), in a reused buffer. */
+  writeOutput(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void {
     if (this.closed) return;
-    this.whenFree(() => this.output.write(line, this.afterFlush), line.length);
+    const line = encodeOutputLineWith(this.lines.take, processId, seq, stream, bytes);
+    const written = () => {
+      this.lines.give(line);
+      this.afterFlush();
+    };
+    this.whenFree(() => this.output.write(line, written), line.length);
   }
 
   private push(text: string): Promise<void> {
