@@ -75,7 +75,8 @@ export class Spawner {
     const perl = findPerl();
     if (!perl || !fs.existsSync('/proc/self/fd')) return null;
     try {
-      return new Spawner(spawnProcess(perl, ['-e', SPAWNER_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] }));
+      // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
+      return new Spawner(spawnProcess(perl, ['-e', SPAWNER_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
     } catch {
       return null;
     }
