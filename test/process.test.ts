@@ -288,6 +288,22 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
 });
 
 describe('the spawner', () => {
+  it('starts many processes at once, each with its own output and exit code', async () => {
+    const server = await ServerProcess.started([], { ...process.env, EXEC_SERVER_SPAWNER: 'always' });
+    try {
+      const ids = Array.from({ length: 50 }, (_, i) => `many${i}`);
+      await Promise.all(ids.map((id, i) => server.start(id, ['sh', '-c', `echo ${id}; exit ${i % 7}`])));
+      await Promise.all(ids.map((id) => server.waitClosed(id)));
+      for (const [i, id] of ids.entries()) {
+        expect(server.output(id).toString()).toBe(`${id}\n`);
+        const exited = server.notifications(id).find((m) => m.method === 'process/exited')!;
+        expect(exited.params.exitCode).toBe(i % 7);
+      }
+    } finally {
+      await server.dispose();
+    }
+  });
+
   it('if it is killed, its children are killed and reported, and later starts fall back to Node', async () => {
     const server = await ServerProcess.started([], { ...process.env, EXEC_SERVER_SPAWNER: 'always' });
     try {
