@@ -98,9 +98,11 @@ describe('process trees die with their process', () => {
     const server = await started();
     await server.start('a', ['bash', '-c', 'sleep 30.241 & wait']);
     await server.start('b', ['sleep', '30.242'], { tty: true });
+    // Started while a PTY is open, so through the spawner (which dies with the server too).
+    await server.start('c', ['bash', '-c', 'sleep 30.243 & wait']);
     await server.request('environment/info');
-    const pids = [...(await waitFound('30.241', 'sleep')), ...(await waitFound('30.242', 'sleep'))];
-    expect(pids).toHaveLength(2);
+    const pids = [...(await waitFound('30.241', 'sleep')), ...(await waitFound('30.242', 'sleep')), ...(await waitFound('30.243', 'sleep'))];
+    expect(pids).toHaveLength(3);
     server.child.kill('SIGKILL');
     await server.exited;
     expect(await waitDead(pids)).toEqual([]);
