@@ -83,6 +83,28 @@ describe('read and write', () => {
     });
   });
 
+  it('treats a large payload the same whatever the shape of its line', async () => {
+    const data = Buffer.alloc(2 * 1024 * 1024);
+    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i * 2654435761 >>> 0, i);
+    const base64 = data.toString('base64');
+    // Compact lines take the large-line path; a space before the value, or an escaped `/`, the ordinary one.
+    const lines = (id: string, file: string, value: string) => [
+      `{"id":"${id}-compact","method":"fs/writeFile","params":{"path":"${file}-1","dataBase64":"${value}"}}`,
+      `{"id":"${id}-spaced","method":"fs/writeFile","params":{"path":"${file}-2","dataBase64": "${value}"}}`,
+      `{"id":"${id}-escaped","method":"fs/writeFile","params":{"path":"${file}-3","dataBase64":"${value.replaceAll('/', '\\/')}"}}`,
+    ];
+    const reply = (id: string) => server.waitFor((m) => m.id === id);
+    for (const line of lines('ok', at('large'), base64)) server.sendLine(line);
+    for (const shape of ['compact', 'spaced', 'escaped']) expect((await reply(`ok-${shape}`)).result).toEqual({});
+    for (const n of [1, 2, 3]) expect(fs.readFileSync(at(`large-${n}`)).equals(data)).toBe(true);
+    const broken = `${base64.slice(0, 1_000_000)}*${base64.slice(1_000_001)}`;
+    for (const line of lines('bad', at('broken'), broken)) server.sendLine(line);
+    const errors = await Promise.all(['compact', 'spaced', 'escaped'].map(async (shape) => (await reply(`bad-${shape}`)).error));
+    expect(errors[0].message).toMatch(/^fs\/writeFile requires valid base64 dataBase64: Invalid symbol 42, offset 1000000/);
+    expect(errors[1]).toEqual(errors[0]);
+    expect(errors[2]).toEqual(errors[0]);
+  });
+
   it('round-trips 100 MiB intact (SHA-256)', async () => {
     const data = Buffer.alloc(100 * 1024 * 1024);
     for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE(i * 2654435761 >>> 0, i);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -202,6 +203,16 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
       await server.waitClosed(processId);
       expect(server.output(processId).toString()).toBe('one two three');
       expect(await server.request('process/write', { processId, chunk: b64('x') })).toEqual({ status: 'stdinClosed' });
+    });
+
+    it('writes a 3 MiB chunk intact (a line large enough for the large-line path)', async () => {
+      const processId = id();
+      await server.start(processId, ['sha256sum'], { pipeStdin: true });
+      const data = Buffer.alloc(3 * 1024 * 1024);
+      for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i * 2654435761 >>> 0, i);
+      expect(await server.request('process/write', { processId, chunk: data.toString('base64'), closeStdin: true })).toEqual({ status: 'accepted' });
+      await server.waitClosed(processId);
+      expect(server.output(processId).toString()).toBe(`${createHash('sha256').update(data).digest('hex')}  -\n`);
     });
 
     it('validates base64 strictly with the decoder text, even for unknown ids', async () => {

@@ -7,7 +7,7 @@
  * `maxLineBytes` never reaches the connection: it goes to `onInvalidLine`
  * with the JSON-RPC error that describes it, and reading goes on.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
@@ -33,6 +33,49 @@ export interface LineReaderOptions {
    * line (a fast path for hot, fixed-shape messages).
    */
   preview?: (line: Buffer) => boolean;
+}
+
+/** Lines from this size on are looked at for one huge base64 value (see `parseLargeLine`). */
+const LARGE_LINE_BYTES = 1024 * 1024;
+const OPEN_BRACE = 0x7b;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Params that carry base64 payloads: `fs/writeFile` data and `process/write` chunks. */
+const LARGE_FIELDS = ['dataBase64', 'chunk'].map((name) => ({ name, key: Buffer.from(`"${name}":"`) }));
+
+/**
+ * Parses a line such as `{"id":1,"method":"fs/writeFile","params":{"path":"/f","dataBase64":"<133 MB>"}}`
+ * without decoding its one huge string as part of the JSON: the line is
+ * parsed with that value cut out, and the value (pure ASCII, no escapes) is
+ * put back as a latin1 string, which Node keeps outside V8's heap. This
+ * spares the line's UTF-8 text and JSON.parse's copy of the value (133 MB
+ * each for a 100 MiB file). Returns undefined when the line does not have
+ * exactly that shape; the ordinary path then handles it.
+ */
+export function parseLargeLine(bytes: Buffer): unknown {
+  for (const { name, key } of LARGE_FIELDS) {
+    const at = bytes.indexOf(key);
+    // After `{` or `,` the key is structural: inside a string its quotes would be escaped.
+    if (at <= 0 || (bytes[at - 1] !== OPEN_BRACE && bytes[at - 1] !== COMMA)) continue;
+    const start = at + key.length;
+    const end = bytes.indexOf(QUOTE, start);
+    if (end < 0 || end - start < LARGE_LINE_BYTES / 2) continue;
+    const region = bytes.subarray(start, end);
+    if (region.includes(BACKSLASH) || !isAscii(region)) return undefined;
+    const rest = Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]);
+    if (!isUtf8(rest)) return undefined;
+    let value: { params?: Record<string, unknown> } | undefined;
+    try {
+      value = JSON.parse(rest.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (value?.params?.[name] !== '') return undefined;
+    value.params[name] = bytes.toString('latin1', start, end);
+    return value;
+  }
+  return undefined;
 }
 
 export class LineMessageReader extends AbstractMessageReader {
@@ -104,18 +147,39 @@ export class LineMessageReader extends AbstractMessageReader {
       this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
+    if (this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
     const text = this.takeLineText();
     if (text !== undefined) this.handleText(text);
+  }
+
+  /** Delivers a large line through `parseLargeLine`; false leaves it to the ordinary path. */
+  private takeLargeLine(): boolean {
+    const bytes = this.joinPending();
+    const value = parseLargeLine(bytes);
+    if (value === undefined) {
+      this.pending = [bytes];
+      this.pendingBytes = bytes.length;
+      return false;
+    }
+    this.pending = [];
+    this.pendingBytes = 0;
+    const classified = classify(value);
+    if (classified.ok) this.callback?.(classified.message);
+    else this.options.onInvalidLine?.(classified.error, undefined);
+    return true;
+  }
+
+  private joinPending(): Buffer {
+    return this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
   }
 
   /**
    * The pending bytes as text, or undefined if the line was consumed by
    * `preview`, empty, or not UTF-8. A separate step so that the bytes are
-   * unreachable while a large line is parsed (a 100 MiB write is a 133 MB
-   * line: bytes, text and parsed copy must not all be alive at once).
+   * unreachable while a large line is parsed.
    */
   private takeLineText(): string | undefined {
-    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    const bytes = this.joinPending();
     this.pending = [];
     this.pendingBytes = 0;
     if (bytes === undefined || bytes.length === 0 || this.options.preview?.(bytes)) return undefined;
