@@ -252,25 +252,29 @@ async function fairness(command) {
   }
 }
 
-/** fs/readFile and fs/writeFile of a 64 MiB file, MiB/s. */
+/** fs/readFile and fs/writeFile of a 64 MiB file, MiB/s, and the server's RSS growth while writing, as a multiple of the payload. */
 async function fileTransfer(command, dir) {
   const driver = await Driver.start(command);
   try {
     const file = path.join(dir, 'bench-64m');
     const data = Buffer.alloc(64 * MiB, 7);
     const base64 = data.toString('base64');
+    const before = rss(driver.child.pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss(driver.child.pid))), 5);
     const write = await repeat(runs, async () => {
       const started = process.hrtime.bigint();
       await driver.request('fs/writeFile', { path: file, dataBase64: base64 });
       return 64 / (ms(process.hrtime.bigint() - started) / 1000);
     });
+    clearInterval(sampler);
     const read = await repeat(runs, async () => {
       const started = process.hrtime.bigint();
       const result = await driver.request('fs/readFile', { path: file });
       if (result.dataBase64.length !== base64.length) throw new Error('short read');
       return 64 / (ms(process.hrtime.bigint() - started) / 1000);
     });
-    return { readMiBps: read, writeMiBps: write };
+    return { readMiBps: read, writeMiBps: write, writeRssGrowthX: (peak - before) / (64 * MiB) };
   } finally {
     await driver.close();
   }
@@ -395,6 +399,7 @@ async function main() {
     ['quiet worst ms', ours.fairness?.worstMs, peer?.fairness?.worstMs, 'lower'],
     ['fs/readFile MiB/s', ours.files?.readMiBps, peer?.files?.readMiBps, 'higher'],
     ['fs/writeFile MiB/s', ours.files?.writeMiBps, peer?.files?.writeMiBps, 'higher'],
+    ['fs/writeFile RSS/payload', ours.files?.writeRssGrowthX, peer?.files?.writeRssGrowthX, 'lower'],
     ['http rtt p50 µs', ours.http?.p50, peer?.http?.p50, 'lower'],
   ];
   console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);

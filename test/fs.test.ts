@@ -103,6 +103,9 @@ describe('read and write', () => {
     expect(errors[0].message).toMatch(/^fs\/writeFile requires valid base64 dataBase64: Invalid symbol 42, offset 1000000/);
     expect(errors[1]).toEqual(errors[0]);
     expect(errors[2]).toEqual(errors[0]);
+    // The large-line path hands decoded bytes over under a secret token; a made-up one is just bad base64.
+    const forged = await server.error('fs/writeFile', { path: at('forged'), dataBase64: '\u0000decoded-payload:00:0' });
+    expect(forged).toEqual({ code: -32600, message: 'fs/writeFile requires valid base64 dataBase64: Invalid symbol 0, offset 0.' });
   });
 
   it('round-trips 100 MiB intact (SHA-256)', async () => {

@@ -10,6 +10,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { releasePayloads } from '../protocol/decoded-payloads.js';
 import { decodeParams } from '../protocol/decode.js';
 import { Errors, ProtocolError } from '../protocol/errors.js';
 import { gateFamily, Method, Notification } from '../protocol/methods.js';
@@ -74,6 +75,7 @@ export class ExecServer {
       },
       onEnd: () => this.onInputEnd(),
       closeOnEnd: false,
+      largeRequests: true,
     });
     this.processes = new ProcessManager(this.processSink(), options);
     this.methods = {
@@ -87,7 +89,8 @@ export class ExecServer {
     };
     this.connection = createMessageConnection(new CountingReader(this.reader, () => this.requestsRead++), this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));
-    this.connection.onNotification((name) => {
+    this.connection.onNotification((name, params) => {
+      releasePayloads(params);
       if (name === Method.Initialized) this.lifecycle.initialized();
       else this.logger.debug(`ignored notification ${name}`);
     });
@@ -131,6 +134,8 @@ export class ExecServer {
       this.logger.error(`${name} failed: ${(error as Error)?.stack ?? String(error)}`);
       const internal = Errors.internal((error as Error)?.message ?? String(error));
       throw new ResponseError(internal.code, internal.message);
+    } finally {
+      releasePayloads(params); // a payload decoded ahead that no method claimed (see large-line.ts)
     }
   }
 

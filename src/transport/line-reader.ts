@@ -7,11 +7,12 @@
  * `maxLineBytes` never reaches the connection: it goes to `onInvalidLine`
  * with the JSON-RPC error that describes it, and reading goes on.
  */
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
 import { classify } from './classify.js';
+import { LARGE_LINE_BYTES, parseLargeLine } from './large-line.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -33,49 +34,12 @@ export interface LineReaderOptions {
    * line (a fast path for hot, fixed-shape messages).
    */
   preview?: (line: Buffer) => boolean;
-}
-
-/** Lines from this size on are looked at for one huge base64 value (see `parseLargeLine`). */
-const LARGE_LINE_BYTES = 1024 * 1024;
-const OPEN_BRACE = 0x7b;
-const COMMA = 0x2c;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-/** Params that carry base64 payloads: `fs/writeFile` data and `process/write` chunks. */
-const LARGE_FIELDS = ['dataBase64', 'chunk'].map((name) => ({ name, key: Buffer.from(`"${name}":"`) }));
-
-/**
- * Parses a line such as `{"id":1,"method":"fs/writeFile","params":{"path":"/f","dataBase64":"<133 MB>"}}`
- * without decoding its one huge string as part of the JSON: the line is
- * parsed with that value cut out, and the value (pure ASCII, no escapes) is
- * put back as a latin1 string, which Node keeps outside V8's heap. This
- * spares the line's UTF-8 text and JSON.parse's copy of the value (133 MB
- * each for a 100 MiB file). Returns undefined when the line does not have
- * exactly that shape; the ordinary path then handles it.
- */
-export function parseLargeLine(bytes: Buffer): unknown {
-  for (const { name, key } of LARGE_FIELDS) {
-    const at = bytes.indexOf(key);
-    // After `{` or `,` the key is structural: inside a string its quotes would be escaped.
-    if (at <= 0 || (bytes[at - 1] !== OPEN_BRACE && bytes[at - 1] !== COMMA)) continue;
-    const start = at + key.length;
-    const end = bytes.indexOf(QUOTE, start);
-    if (end < 0 || end - start < LARGE_LINE_BYTES / 2) continue;
-    const region = bytes.subarray(start, end);
-    if (region.includes(BACKSLASH) || !isAscii(region)) return undefined;
-    const rest = Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]);
-    if (!isUtf8(rest)) return undefined;
-    let value: { params?: Record<string, unknown> } | undefined;
-    try {
-      value = JSON.parse(rest.toString('utf8'));
-    } catch {
-      return undefined;
-    }
-    if (value?.params?.[name] !== '') return undefined;
-    value.params[name] = bytes.toString('latin1', start, end);
-    return value;
-  }
-  return undefined;
+  /**
+   * Decode the payload of large `fs/writeFile`, `process/write` and
+   * `http/request` lines as they are parsed (a server's reader; see
+   * `large-line.ts`).
+   */
+  largeRequests?: boolean;
 }
 
 export class LineMessageReader extends AbstractMessageReader {
@@ -147,20 +111,15 @@ export class LineMessageReader extends AbstractMessageReader {
       this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
-    if (this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
+    if (this.options.largeRequests && this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
     const text = this.takeLineText();
     if (text !== undefined) this.handleText(text);
   }
 
-  /** Delivers a large line through `parseLargeLine`; false leaves it to the ordinary path. */
+  /** Delivers a large request line through `parseLargeLine`; false leaves it to the ordinary path. */
   private takeLargeLine(): boolean {
-    const bytes = this.joinPending();
-    const value = parseLargeLine(bytes);
-    if (value === undefined) {
-      this.pending = [bytes];
-      this.pendingBytes = bytes.length;
-      return false;
-    }
+    const value = parseLargeLine(this.pending);
+    if (value === undefined) return false;
     this.pending = [];
     this.pendingBytes = 0;
     const classified = classify(value);
