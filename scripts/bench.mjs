@@ -307,8 +307,25 @@ async function alternating(commands, measure, combine) {
   return mapValues(samples, combine);
 }
 
-const alternatingThroughput = (commands, bytes, tty) =>
-  alternating(commands, (command) => throughput(command, bytes, tty), (results) => ({ mibps: median(results.map((r) => r.mibps)) }));
+/**
+ * Throughput on every server, run by run, with the raw limit (Node reading
+ * the same output with no server) as one more contestant in each round: the
+ * fraction of it is only meaningful if both were measured side by side.
+ */
+async function alternatingThroughput(commands, bytes, tty) {
+  const raw = () => (tty ? rawPtyMiBps(bytes) : rawPipeMiBps(bytes));
+  const contestants = { ...commands, [RAW]: null };
+  const results = await alternating(
+    contestants,
+    async (command) => (command === null ? { mibps: await raw() } : throughput(command, bytes, tty)),
+    (samples) => ({ mibps: median(samples.map((r) => r.mibps)) }),
+  );
+  const rawMiBps = results[RAW].mibps;
+  delete results[RAW];
+  return mapValues(results, (result) => ({ ...result, rawMiBps }));
+}
+
+const RAW = '\u0000raw';
 
 /**
  * Each workload runs on this server and on the peer before the next one
@@ -374,10 +391,6 @@ async function main() {
   const web = http.createServer((_req, res) => res.end('ok'));
   await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
   httpUrl = `http://127.0.0.1:${web.address().port}/`;
-  const raw = await repeat(runs, () => rawPipeMiBps(256 * MiB));
-  console.log(`raw pipe read by Node: ${fmt(raw)} MiB/s`);
-  const rawPty = await repeat(runs, () => rawPtyMiBps(64 * MiB));
-  console.log(`raw PTY read by Node: ${fmt(rawPty)} MiB/s`);
   const rawFile = await rawFileMiBps();
   console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
   console.log(`ours: ${OURS}${values.peer ? `\npeer: ${values.peer}` : ''}\n`);
@@ -407,8 +420,13 @@ async function main() {
     const ratio = Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}x` : '';
     console.log(`${label.padEnd(24)}${fmt(a).padStart(10)}${(peer ? fmt(b) : '').padStart(10)}${ratio.padStart(11)}`);
   }
-  console.log(`pipe throughput as a fraction of the raw pipe read: ${fmt(ours.pipe?.mibps / raw, 2)}`);
-  console.log(`PTY throughput as a fraction of the raw PTY read: ${fmt(ours.pty?.mibps / rawPty, 2)}${peer ? ` (peer: ${fmt(peer.pty?.mibps / rawPty, 2)})` : ''}`);
+  const fraction = (workload) => {
+    const raw = ours[workload]?.rawMiBps;
+    const of = (result) => fmt(result?.mibps / raw, 2);
+    return `${of(ours[workload])}${peer ? ` (peer: ${of(peer[workload])})` : ''}; raw ${fmt(raw)} MiB/s, measured in turn with the servers`;
+  };
+  console.log(`pipe throughput as a fraction of Node's raw pipe read: ${fraction('pipe')}`);
+  console.log(`PTY throughput as a fraction of Node's raw PTY read: ${fraction('pty')}`);
   console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
   // In a fresh process: the local executor forks children from it, and fork() slows down as
   // the parent's heap grows (this process has just moved gigabytes through its own heap).
