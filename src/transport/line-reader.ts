@@ -11,6 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
+import { releasePayloads } from '../protocol/decoded-payloads.js';
 import { classify } from './classify.js';
 import { LARGE_LINE_BYTES, parseLargeLine } from './large-line.js';
 
@@ -123,8 +124,12 @@ export class LineMessageReader extends AbstractMessageReader {
     this.pending = [];
     this.pendingBytes = 0;
     const classified = classify(value);
-    if (classified.ok) this.callback?.(classified.message);
-    else this.options.onInvalidLine?.(classified.error, undefined);
+    if (classified.ok) {
+      this.callback?.(classified.message);
+    } else {
+      releasePayloads((value as { params?: unknown }).params); // no method will claim it
+      this.options.onInvalidLine?.(classified.error, undefined);
+    }
     return true;
   }
 
