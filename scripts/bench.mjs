@@ -399,24 +399,27 @@ async function main() {
   const peer = results.peer;
 
   console.log('\n## summary (median)');
+  // [label, workload, field]
   const rows = [
-    ['pipe MiB/s (256 MiB)', ours.pipe?.mibps, peer?.pipe?.mibps, 'higher'],
-    ['pty MiB/s (64 MiB)', ours.pty?.mibps, peer?.pty?.mibps, 'higher'],
-    ['rtt p50 µs', ours.rtt?.p50, peer?.rtt?.p50, 'lower'],
-    ['rtt p99 µs', ours.rtt?.p99, peer?.rtt?.p99, 'lower'],
-    ['spawn p50 ms', ours.spawn?.p50, peer?.spawn?.p50, 'lower'],
-    ['spawn p99 ms', ours.spawn?.p99, peer?.spawn?.p99, 'lower'],
-    ['spawn, 150 MiB kept p50', ours['spawn-retained']?.p50, peer?.['spawn-retained']?.p50, 'lower'],
-    ['100 x 1 MiB s', ours.concurrency?.seconds, peer?.concurrency?.seconds, 'lower'],
-    ['stalled RSS +MiB', ours.stalled?.growthMiB, peer?.stalled?.growthMiB, 'lower'],
-    ['quiet worst ms', ours.fairness?.worstMs, peer?.fairness?.worstMs, 'lower'],
-    ['fs/readFile MiB/s', ours.files?.readMiBps, peer?.files?.readMiBps, 'higher'],
-    ['fs/writeFile MiB/s', ours.files?.writeMiBps, peer?.files?.writeMiBps, 'higher'],
-    ['fs/writeFile RSS/payload', ours.files?.writeRssGrowthX, peer?.files?.writeRssGrowthX, 'lower'],
-    ['http rtt p50 µs', ours.http?.p50, peer?.http?.p50, 'lower'],
+    ['pipe MiB/s (256 MiB)', 'pipe', 'mibps'],
+    ['pty MiB/s (64 MiB)', 'pty', 'mibps'],
+    ['rtt p50 µs', 'rtt', 'p50'],
+    ['rtt p99 µs', 'rtt', 'p99'],
+    ['spawn p50 ms', 'spawn', 'p50'],
+    ['spawn p99 ms', 'spawn', 'p99'],
+    ['spawn, 150 MiB kept p50', 'spawn-retained', 'p50'],
+    ['100 x 1 MiB s', 'concurrency', 'seconds'],
+    ['stalled RSS +MiB', 'stalled', 'growthMiB'],
+    ['quiet worst ms', 'fairness', 'worstMs'],
+    ['fs/readFile MiB/s', 'files', 'readMiBps'],
+    ['fs/writeFile MiB/s', 'files', 'writeMiBps'],
+    ['fs/writeFile RSS/payload', 'files', 'writeRssGrowthX'],
+    ['http rtt p50 µs', 'http', 'p50'],
   ];
   console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
-  for (const [label, a, b] of rows) {
+  for (const [label, workload, field] of rows) {
+    const a = ours[workload]?.[field];
+    const b = peer?.[workload]?.[field];
     const ratio = Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}x` : '';
     console.log(`${label.padEnd(24)}${fmt(a).padStart(10)}${(peer ? fmt(b) : '').padStart(10)}${ratio.padStart(11)}`);
   }
