@@ -11,7 +11,7 @@ import type { Writable } from 'node:stream';
 import { AbstractMessageWriter, type Message } from 'vscode-jsonrpc';
 import type { OutputStream } from '../protocol/types.js';
 import { BufferPool } from './buffer-pool.js';
-import { encodeOutputLineWith } from './output-line.js';
+import { encodeOutputLine } from './output-line.js';
 
 /** Bytes to be sent as one base64 JSON string, streamed without building it. */
 export class Base64Payload {
@@ -173,7 +173,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /** Writes a `process/output` notification (the hot path), in a reused buffer. */
   writeOutput(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void {
     if (this.closed) return;
-    const line = encodeOutputLineWith(this.lines.take, processId, seq, stream, bytes);
+    const line = encodeOutputLine(processId, seq, stream, bytes, this.lines.take);
     const written = () => {
       this.lines.give(line);
       this.afterFlush();
