@@ -5,9 +5,9 @@
  *
  * Children are started by node:child_process while the server is small, and
  * by the spawner (`spawner.ts`) once it is big: the spawner's fork does not
- * slow down as the server's memory grows. We use node:child_process rather than execa: the
- * server needs the raw streams (pause/resume for backpressure, no result
- * buffering) and nothing else execa adds.
+ * slow down as the server's memory grows. We use node:child_process rather
+ * than execa: the server needs the raw streams (pause/resume for
+ * backpressure, no result buffering) and nothing else execa adds.
  */
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -63,6 +63,9 @@ const SIGNAL_EXIT_CODE = -1;
  */
 const SPAWNER_ABOVE_RSS_BYTES = 96 * 1024 * 1024;
 
+/** `EXEC_SERVER_SPAWNER=always|never` overrides the choice (tests run both ways). */
+const SPAWNER_MODE = process.env.EXEC_SERVER_SPAWNER;
+
 /**
  * The spawner once the server is big, or while PTYs are open (it needs no
  * perl start-up to close their masters: it holds none of them).
@@ -71,9 +74,6 @@ function useSpawner(): boolean {
   if (SPAWNER_MODE === 'always' || SPAWNER_MODE === 'never') return SPAWNER_MODE === 'always';
   return openPtyMasters().length > 0 || process.memoryUsage.rss() > SPAWNER_ABOVE_RSS_BYTES;
 }
-
-/** `EXEC_SERVER_SPAWNER=always|never` overrides the choice (tests run both ways). */
-const SPAWNER_MODE = process.env.EXEC_SERVER_SPAWNER;
 
 export class PipeChild implements Child {
   readonly tty = false;

@@ -105,9 +105,9 @@ export class PtyChild implements Child {
     liveMasters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
     // Reads land in one shared buffer and are copied into this child's
-    // batch: no allocation and no stream machinery per 4 KiB read.
+    // batch: no buffer allocated and no stream machinery per 4 KiB read.
     this.reader = new tty.ReadStream(forked.fd, {
-      onread: { buffer: READ_BUFFER, callback: (length: number, buffer: Uint8Array) => this.onData(Buffer.from(buffer.buffer, buffer.byteOffset, length)) },
+      onread: { buffer: READ_BUFFER, callback: (length: number) => this.onData(READ_BUFFER.subarray(0, length)) },
     } as ConstructorParameters<typeof tty.ReadStream>[1]);
     this.reader.resume(); // with `onread` there is no 'data' listener to start the reads
     this.reader.on('error', () => this.onInputEnd()); // EIO: every slave descriptor is closed

@@ -39,6 +39,11 @@ sub say_line {
   }
 }
 
+sub failed {
+  my ($id, $errno) = @_;
+  say_line("F $id $errno\n");
+}
+
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) { delete $running{$pid}; say_line("X $pid $?\n") }
 }
@@ -50,10 +55,10 @@ sub spawn_one {
   my $envc = shift @f;
   my %env = splice @f, 0, 2 * $envc;
   my ($in_r, $in_w, $out_r, $out_w, $err_r, $err_w, $st_r, $st_w);
-  if ($piped) { pipe($in_r, $in_w) or return say_line("F $id " . ($! + 0) . "\n") }
-  pipe($out_r, $out_w) && pipe($err_r, $err_w) && pipe($st_r, $st_w) or return say_line("F $id " . ($! + 0) . "\n");
+  if ($piped) { pipe($in_r, $in_w) or return failed($id, $! + 0) }
+  pipe($out_r, $out_w) && pipe($err_r, $err_w) && pipe($st_r, $st_w) or return failed($id, $! + 0);
   my $pid = fork;
-  return say_line("F $id " . ($! + 0) . "\n") if !defined $pid;
+  return failed($id, $! + 0) if !defined $pid;
   if ($pid == 0) {
     $SIG{CHLD} = 'DEFAULT';
     POSIX::setsid();
@@ -70,7 +75,7 @@ sub spawn_one {
   close $st_r;
   if ($n) {
     waitpid($pid, 0);
-    return say_line("F $id " . unpack('N', $status) . "\n");
+    return failed($id, unpack('N', $status));
   }
   $held{$id} = [$out_r, $err_r, $piped ? $in_w : ()];
   $running{$pid} = 1;

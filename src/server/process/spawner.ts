@@ -2,11 +2,10 @@
  * The spawner: a small perl process that forks and execs pipe children for
  * the server, so that starting a process does not cost a fork of the server.
  *
- * Why: fork() copies the parent's page tables and then makes it take a
- * write fault on every page it touches, so Node's spawn slows down as the
- * server's memory grows (here: 6.5 ms per spawn with 100 processes' output
- * retained, 18 ms with 300, against ~0.2 ms for perl's fork). The spawner
- * stays a few MiB whatever the server holds.
+ * Why: fork() copies the parent's page tables, so Node's spawn slows down
+ * as the server's memory grows (figures in `pipe-child.ts`, where the
+ * choice between the two is made). The spawner stays a few MiB whatever the
+ * server holds.
  *
  * The child's pipes are created by the spawner; the server opens its own
  * ends through `/proc/<spawner>/fd/<n>` (a pipe reopened that way is the
@@ -138,7 +137,6 @@ export class Spawner {
     } catch {
       // /proc would not give us the pipes (hidepid, a sandbox): never try again.
       killGroup(pid);
-      this.exits.delete(pid);
       start.reject(new SpawnerUnavailable());
       this.die();
     } finally {
@@ -148,17 +146,13 @@ export class Spawner {
 
   /** Opens our ends of a started child's pipes. */
   private adopt(pid: number, [stdinFd, stdoutFd, stderrFd]: string[]): SpawnedChild {
-    const opened: number[] = [];
-    const reopen = (fd: string, flags: number) => {
-      opened.push(fs.openSync(`/proc/${this.process.pid}/fd/${fd}`, flags | O_NONBLOCK));
-      return opened.at(-1)!;
-    };
-    let fds: number[];
+    const ends: Array<[string, number]> = [[stdoutFd!, O_RDONLY], [stderrFd!, O_RDONLY]];
+    if (stdinFd !== '-') ends.push([stdinFd!, O_WRONLY]);
+    const fds: number[] = [];
     try {
-      fds = [reopen(stdoutFd!, O_RDONLY), reopen(stderrFd!, O_RDONLY)];
-      if (stdinFd !== '-') fds.push(reopen(stdinFd!, O_WRONLY));
+      for (const [fd, flags] of ends) fds.push(fs.openSync(`/proc/${this.process.pid}/fd/${fd}`, flags | O_NONBLOCK));
     } catch (error) {
-      for (const fd of opened) fs.closeSync(fd);
+      for (const fd of fds) fs.closeSync(fd);
       throw error;
     }
     const [stdout, stderr, stdin] = fds.map((fd, index) => new net.Socket({ fd, readable: index < 2, writable: index === 2 }));
