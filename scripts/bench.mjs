@@ -23,6 +23,8 @@ const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
 const MiB = 1024 * 1024;
 const ENV = { PATH: '/usr/bin:/bin' };
 const runs = values.quick ? 1 : 3;
+/** The name under which a raw limit (no server at all, or a bare one) takes its turn among the servers. */
+const RAW = '\u0000raw';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -163,6 +165,19 @@ async function spawnLatency(commands, retainedMiB = 0) {
     },
   });
   return mapValues(samples, summarize);
+}
+
+const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
+
+/**
+ * The spawn latency with a bare Node server (`bench/floor-server.mjs`) as one
+ * more contestant: what Node's own spawn costs here, without our layers.
+ */
+async function spawnLatencyWithFloor(commands) {
+  const results = await spawnLatency({ ...commands, [RAW]: FLOOR });
+  const floorP50 = results[RAW].p50;
+  delete results[RAW];
+  return mapValues(results, (result) => ({ ...result, floorP50 }));
 }
 
 async function concurrency(command, count = 100, bytes = MiB) {
@@ -325,7 +340,6 @@ async function alternatingThroughput(commands, bytes, tty) {
   return mapValues(results, (result) => ({ ...result, rawMiBps }));
 }
 
-const RAW = '\u0000raw';
 
 /**
  * Each workload runs on this server and on the peer before the next one
@@ -342,7 +356,7 @@ async function measureAll(commands) {
     ['pipe', (all) => alternatingThroughput(all, 256 * MiB, false)],
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
     ['rtt', roundTrip],
-    ['spawn', (all) => spawnLatency(all)],
+    ['spawn', spawnLatencyWithFloor],
     ['spawn-retained', (all) => spawnLatency(all, 150)],
     ['concurrency', (all) => alternating(all, concurrency, (results) => ({ seconds: median(results.map((r) => r.seconds)), complete: results.every((r) => r.complete) }))],
     ['stalled', each(stalledGrowth)],
@@ -430,6 +444,9 @@ async function main() {
   };
   console.log(`pipe throughput as a fraction of Node's raw pipe read: ${fraction('pipe')}`);
   console.log(`PTY throughput as a fraction of Node's raw PTY read: ${fraction('pty')}`);
+  const spawnFloor = ours.spawn?.floorP50;
+  const overFloor = (result) => fmt(result?.p50 / spawnFloor, 2);
+  console.log(`spawn p50 as a multiple of a bare Node server's (scripts/bench/floor-server.mjs): ${overFloor(ours.spawn)}${peer ? ` (peer: ${overFloor(peer.spawn)})` : ''}; floor ${fmt(spawnFloor, 2)} ms, measured in turn with the servers`);
   console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
   // In a fresh process: the local executor forks children from it, and fork() slows down as
   // the parent's heap grows (this process has just moved gigabytes through its own heap).
