@@ -340,7 +340,6 @@ async function alternatingThroughput(commands, bytes, tty) {
   return mapValues(results, (result) => ({ ...result, rawMiBps }));
 }
 
-
 /**
  * Each workload runs on this server and on the peer before the next one
  * starts; the latency and throughput workloads alternate between them
@@ -449,7 +448,7 @@ async function main() {
   console.log(`spawn p50 as a multiple of a bare Node server's (scripts/bench/floor-server.mjs): ${overFloor(ours.spawn)}${peer ? ` (peer: ${overFloor(peer.spawn)})` : ''}; floor ${fmt(spawnFloor, 2)} ms, measured in turn with the servers`);
   console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
   // In a fresh process: the local executor forks children from it, and fork() slows down as
-  // the parent's heap grows (this process has just moved gigabytes through its own heap).
+  // the parent's memory grows (this process has just moved gigabytes through its buffers).
   if (!values.only || values.only.split(',').includes('client')) await new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(root, 'scripts/bench/client.mjs'), String(runs)], { stdio: 'inherit' });
     child.on('exit', resolve);
