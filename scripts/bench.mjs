@@ -20,6 +20,8 @@ const { values } = parseArgs({
   options: { peer: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
 const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
+/** A bare Node server that only spawns: the floor for the spawn workload. */
+const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
 const MiB = 1024 * 1024;
 const ENV = { PATH: '/usr/bin:/bin' };
 const runs = values.quick ? 1 : 3;
@@ -166,8 +168,6 @@ async function spawnLatency(commands, retainedMiB = 0) {
   });
   return mapValues(samples, summarize);
 }
-
-const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
 
 /**
  * The spawn latency with a bare Node server (`bench/floor-server.mjs`) as one

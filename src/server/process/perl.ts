@@ -1,7 +1,8 @@
 /**
  * perl, for two exec tricks Node cannot do itself: setting argv[0] under a
  * PTY (node-pty's fork uses the program name), and closing descriptors that
- * lack close-on-exec before a pipe child runs.
+ * lack close-on-exec before a pipe child runs. `findPerl` also serves the
+ * spawner (`spawner.ts`), perl's third job.
  */
 import fs from 'node:fs';
 
