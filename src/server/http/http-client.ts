@@ -27,7 +27,8 @@ export interface DeltaChannel {
 }
 
 interface ActiveStream {
-  body: Readable;
+  /** Undefined while the response head is awaited. */
+  body: Readable | undefined;
   abort(reason: string): void;
 }
 
@@ -39,7 +40,7 @@ export class HttpClient {
 
   constructor(private readonly channel: DeltaChannel) {
     channel.onResume(() => {
-      for (const stream of this.streams.values()) stream.body.resume();
+      for (const stream of this.streams.values()) stream.body?.resume();
     });
   }
 
@@ -98,8 +99,7 @@ export class HttpClient {
   }
 
   private reserve(requestId: string, controller: AbortController): void {
-    const placeholder: ActiveStream = { body: undefined as unknown as Readable, abort: () => controller.abort() };
-    this.streams.set(requestId, placeholder);
+    this.streams.set(requestId, { body: undefined, abort: () => controller.abort() });
   }
 
   private stream(requestId: string, body: Readable, controller: AbortController, clear: () => void): void {

@@ -1,6 +1,7 @@
 /**
  * The guardian: a tiny `sh` in its own session that outlives a crashed server
- * just long enough to SIGKILL every process group the server registered.
+ * just long enough to SIGKILL every process group the server registered, and
+ * every process left in the sessions those groups lead.
  *
  * Node has no parent-death signal, and `setpriv --pdeathsig` would only reach
  * the direct child (and would hide argv[0] behind a wrapper). The guardian
@@ -32,6 +33,12 @@ while IFS= read -r line; do
   esac
 done <&3
 for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
+# Each group leads its own session; job-control jobs left it for other groups of that session.
+for p in /proc/[0-9]*; do
+  read -r stat 2>/dev/null <"$p/stat" || continue
+  set -- \${stat##*) }
+  case $groups in *" $4 "*) kill -KILL "\${p#/proc/}" 2>/dev/null ;; esac
+done
 `;
 
 /** Past this size the registry is rewritten with only the live groups. */

@@ -9,11 +9,13 @@
  * than execa: the server needs the raw streams (pause/resume for
  * backpressure, no result buffering) and nothing else execa adds.
  */
-import { spawn } from 'node:child_process';
-import type { Socket } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { Socket } from 'node:net';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
-import { killGroup } from './kill.js';
+import { killSession } from './kill.js';
+import { PipePool, type OpenedPipe, type StdioPipes } from './pipe-pool.js';
 import { perlExec } from './perl.js';
 import { openPtyMasters } from './pty-child.js';
 import { Spawner, SpawnerUnavailable, type SpawnedChild } from './spawner.js';
@@ -29,29 +31,91 @@ function execPlan(request: SpawnRequest): [file: string, args: string[], argv0: 
   return viaPerl ? [...viaPerl, 'perl'] : [request.file, request.args, request.argv0];
 }
 
-/** Starts the child with node:child_process (the fallback). */
+const pools = new WeakMap<Spawner, PipePool>();
+
+/** The pipe factory of this process's spawner; undefined without perl or /proc. */
+function pipePool(): PipePool | undefined {
+  const spawner = Spawner.shared();
+  if (!spawner) return undefined;
+  let pool = pools.get(spawner);
+  if (!pool) pools.set(spawner, (pool = new PipePool(spawner)));
+  return pool;
+}
+
+/** Makes the first pipes ahead of the first start. */
+export function preparePipes(): void {
+  pipePool()?.prefill();
+}
+
+let warnedSocketpairs = false;
+
+/**
+ * Starts the child with node:child_process, on real pipes from the pool.
+ * Without the pool (no perl or /proc) the child gets Node's socketpairs.
+ */
 async function spawnWithNode(request: SpawnRequest): Promise<SpawnedChild> {
+  const pipes = await pipePool()?.open(request.pipeStdin);
+  if (!pipes && !warnedSocketpairs) {
+    warnedSocketpairs = true;
+    process.stderr.write('exec-server: perl or /proc unavailable; pipe children get socketpairs, not pipes\n');
+  }
   const [file, args, argv0] = execPlan(request);
-  const child = spawn(file, args, {
-    argv0,
-    cwd: request.cwd,
-    env: request.env,
-    detached: true,
-    stdio: [request.pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
+  const stdinMode = request.pipeStdin ? (pipes?.stdin?.theirs ?? 'pipe') : 'ignore';
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      argv0,
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: [stdinMode, pipes?.stdout.theirs ?? 'pipe', pipes?.stderr.theirs ?? 'pipe'],
+    });
+  } catch (error) {
+    for (const pipe of pipes ? stdioList(pipes) : []) closeQuietly(pipe.ours);
+    throw error;
+  } finally {
+    // The child has its copies (or failed): ours of its ends must go, or EOF never comes.
+    for (const pipe of pipes ? stdioList(pipes) : []) closeQuietly(pipe.theirs);
+  }
+  const streams = pipes ? socketsFor(pipes) : socketsOf(child);
   if (child.pid === undefined) {
+    for (const stream of [streams.stdin, streams.stdout, streams.stderr]) stream?.destroy();
     // libuv knows synchronously that exec failed; Node tells us on the next tick.
     throw await new Promise<Error>((resolve) => child.once('error', resolve));
   }
   child.on('error', () => undefined); // e.g. a kill after exit; the exit is reported below
   return {
     pid: child.pid,
-    stdin: (child.stdin as Socket | null) ?? undefined,
-    stdout: child.stdout as Socket,
-    stderr: child.stderr as Socket,
+    ...streams,
     exited: new Promise((resolve) => child.once('exit', (code) => resolve(code ?? undefined))),
-    closeStdin: () => child.stdin?.end(),
+    closeStdin: () => streams.stdin?.end(),
   };
+}
+
+type Streams = Pick<SpawnedChild, 'stdin' | 'stdout' | 'stderr'>;
+
+function stdioList(pipes: StdioPipes): OpenedPipe[] {
+  return pipes.stdin ? [pipes.stdin, pipes.stdout, pipes.stderr] : [pipes.stdout, pipes.stderr];
+}
+
+function socketsFor(pipes: StdioPipes): Streams {
+  return {
+    stdin: pipes.stdin && new Socket({ fd: pipes.stdin.ours, readable: false, writable: true }),
+    stdout: new Socket({ fd: pipes.stdout.ours, readable: true, writable: false }),
+    stderr: new Socket({ fd: pipes.stderr.ours, readable: true, writable: false }),
+  };
+}
+
+function socketsOf(child: ChildProcess): Streams {
+  return { stdin: (child.stdin as Socket | null) ?? undefined, stdout: child.stdout as Socket, stderr: child.stderr as Socket };
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
+  }
 }
 
 const SIGNAL_EXIT_CODE = -1;
@@ -161,6 +225,6 @@ export class PipeChild implements Child {
   }
 
   killTree(): void {
-    killGroup(this.pid);
+    killSession(this.pid);
   }
 }

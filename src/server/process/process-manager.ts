@@ -14,7 +14,7 @@ import type { Child, SpawnRequest } from './child.js';
 import { Guardian } from './guardian.js';
 import { killGroup } from './kill.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
-import { PipeChild } from './pipe-child.js';
+import { PipeChild, preparePipes } from './pipe-child.js';
 import { PtyChild } from './pty-child.js';
 import { checkDirectory, resolveProgram } from './resolve-program.js';
 import { signalByName } from './signals.js';
@@ -45,6 +45,7 @@ export class ProcessManager {
   ) {
     this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
     this.guardian.ensure();
+    preparePipes();
   }
 
   async start(params: StartParams): Promise<{ processId: string }> {
@@ -177,7 +178,8 @@ export class ProcessManager {
   async shutdown(): Promise<void> {
     const open = [...this.processes.values()].filter((process) => !process.closed && process.child);
     for (const process of open) {
-      if (!process.exited) process.child!.killTree();
+      // Also after the leader exited: what it left in its session holds the pipes.
+      process.child!.killTree();
       void process.whenExited.then(() => {
         setTimeout(() => process.child!.forceClose(), PIPE_CLOSE_GRACE_MS).unref();
       });
@@ -189,7 +191,7 @@ export class ProcessManager {
   /** Kills every process group at once, without waiting (stdout broke, second signal). */
   killAll(): void {
     for (const process of this.processes.values()) {
-      if (!process.exited) process.child?.killTree();
+      if (!process.closed) process.child?.killTree();
     }
     this.guardian.stop();
   }

@@ -6,12 +6,16 @@
  *   `<n>\n` then n bytes: NUL-separated id, file, cwd, stdin ("1" pipe /
  *   "0" /dev/null), argc, argv[0..argc), envc, then envc keys and values
  *   `R <id>`: the server has opened its ends; close ours
+ *   `P <batch> <count>`: make `count` pipes and hold them as `<batch>.<i>`
  * spawner → server
  *   `S <id> <pid> <stdin fd or -> <stdout fd> <stderr fd>`: running; the
  *   fds are open in the spawner until `R`, for the server to reopen
  *   through /proc/<spawner>/fd/<n>
  *   `F <id> <errno>`: chdir or exec failed
  *   `X <pid> <wait status>`: a child was reaped
+ *   `P <batch> <read fd> <write fd> …`: the pipes made (fewer if pipe()
+ *   failed), held until `R <batch>.<i>`; a pipe factory for Node's spawn,
+ *   which has none (its 'pipe' stdio is a socketpair)
  *
  * Children get their own session, the pipes as fds 0-2 and nothing else
  * (perl opens everything else close-on-exec, and the spawner closes what it
@@ -46,6 +50,17 @@ sub failed {
 
 sub reap {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) { delete $running{$pid}; say_line("X $pid $?\n") }
+}
+
+sub make_pipes {
+  my ($batch, $count) = @_;
+  my @fds;
+  for my $i (0 .. $count - 1) {
+    pipe(my $r, my $w) or last;
+    $held{"$batch.$i"} = [$r, $w];
+    push @fds, fileno($r), fileno($w);
+  }
+  say_line(join(' ', 'P', $batch, @fds) . "\n");
 }
 
 sub spawn_one {
@@ -99,6 +114,7 @@ for (;;) {
   last if $n == 0;
   for (;;) {
     if ($buffer =~ /\AR (\S+)\n/) { delete $held{$1}; substr($buffer, 0, $+[0]) = ''; next }
+    if ($buffer =~ /\AP (\S+) (\d+)\n/) { make_pipes($1, $2); substr($buffer, 0, $+[0]) = ''; next }
     last unless $buffer =~ /\A(\d+)\n/;
     my ($length, $start) = ($1, $+[0]);
     last if length($buffer) < $start + $length;

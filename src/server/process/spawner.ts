@@ -39,6 +39,13 @@ export interface SpawnedChild {
   closeStdin(): void;
 }
 
+/** A pipe made by the spawner and held open there until `release(id)`. */
+export interface HeldPipe {
+  id: string;
+  readFd: number;
+  writeFd: number;
+}
+
 /** The spawner cannot start this child (it died, or /proc refused): use Node's spawn. */
 export class SpawnerUnavailable extends Error {}
 
@@ -56,6 +63,7 @@ export class Spawner {
   private readonly process: ChildProcess;
   private readonly starts = new Map<string, PendingStart>();
   private readonly exits = new Map<number, (status: number | undefined) => void>();
+  private readonly pipeBatches = new Map<string, (pipes: HeldPipe[]) => void>();
   private nextId = 1;
   private partial = '';
   private dead = false;
@@ -112,8 +120,36 @@ export class Spawner {
   private onData(text: string): void {
     const lines = (this.partial + text).split('\n');
     this.partial = lines.pop()!;
-    for (const line of lines) this.onLine(line.split(' '));
+    for (const line of lines) {
+      const fields = line.split(' ');
+      if (fields[0] === 'P') this.onPipes(fields.slice(1));
+      else this.onLine(fields);
+    }
     this.updateRef();
+  }
+
+  /** Asks for `count` fresh pipes (fewer if the spawner runs out of descriptors; none if it died). */
+  makePipes(count: number): Promise<HeldPipe[]> {
+    if (this.dead) return Promise.resolve([]);
+    const batch = `p${this.nextId++}`;
+    return new Promise((resolve) => {
+      this.pipeBatches.set(batch, resolve);
+      this.updateRef();
+      this.process.stdin!.write(`${this.takeReleases()}P ${batch} ${count}\n`);
+    });
+  }
+
+  /** Opens a new descriptor on one of the spawner's, through /proc (throws if /proc refuses). */
+  reopen(spawnerFd: number, flags: number): number {
+    return fs.openSync(`/proc/${this.process.pid}/fd/${spawnerFd}`, flags);
+  }
+
+  private onPipes([batch, ...fds]: string[]): void {
+    const resolve = this.pipeBatches.get(batch!);
+    this.pipeBatches.delete(batch!);
+    const pipes: HeldPipe[] = [];
+    for (let i = 0; i + 1 < fds.length; i += 2) pipes.push({ id: `${batch}.${i / 2}`, readFd: Number(fds[i]), writeFd: Number(fds[i + 1]) });
+    resolve?.(pipes);
   }
 
   private onLine([kind, first, second, ...rest]: string[]): void {
@@ -171,7 +207,7 @@ export class Spawner {
    * child for the CPU. A child's stdin sees EOF only after this, so
    * `closeStdin` flushes at once.
    */
-  private release(id: string): void {
+  release(id: string): void {
     this.releases += `R ${id}\n`;
     this.releaseTimer ??= setTimeout(() => this.flushReleases(), RELEASE_DELAY_MS).unref();
   }
@@ -192,7 +228,7 @@ export class Spawner {
   /** Keeps the event loop alive only while a start or an exit is outstanding. */
   private updateRef(): void {
     const stdout = this.process.stdout as net.Socket;
-    if (this.starts.size > 0 || this.exits.size > 0) stdout.ref();
+    if (this.starts.size > 0 || this.exits.size > 0 || this.pipeBatches.size > 0) stdout.ref();
     else stdout.unref();
   }
 
@@ -205,6 +241,8 @@ export class Spawner {
     if (this.dead) return;
     this.dead = true;
     for (const start of this.starts.values()) start.reject(new SpawnerUnavailable());
+    for (const resolve of this.pipeBatches.values()) resolve([]);
+    this.pipeBatches.clear();
     for (const [pid, report] of this.exits) {
       killGroup(pid);
       report(undefined);
