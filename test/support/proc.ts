@@ -56,3 +56,18 @@ export async function waitFound(marker: string, program: string, count = 1, time
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Live processes whose environment holds the entry `entry` (inherited by every descendant). */
+export function findByEnviron(entry: string): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${name}/environ`, 'latin1');
+      if (environ.split('\0').includes(entry) && isAlive(Number(name))) found.push(Number(name));
+    } catch {
+      // exited meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
