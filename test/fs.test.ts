@@ -20,7 +20,7 @@ const at = (...parts: string[]) => path.join(dir, ...parts);
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
 
 describe('paths and errors (§4 common rules)', () => {
-  it('requires absolute path strings and no sandbox', async () => {
+  it('requires absolute path strings, and refuses a sandbox that asks for confinement', async () => {
     for (const bad of ['', 'relative', '~/x', 'file:///tmp']) {
       expect(await server.error('fs/getMetadata', { path: bad })).toEqual({
         code: -32602,
@@ -33,8 +33,16 @@ describe('paths and errors (§4 common rules)', () => {
     });
     expect(await server.error('fs/readFile', { path: '/tmp', sandbox: {} })).toEqual({
       code: -32602,
-      message: 'sandbox is not supported',
+      message: 'sandbox is not supported: sandbox permissions of type other than `disabled` ask for confinement, which this exec-server cannot enforce yet',
     });
+    const managed = { permissions: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' } };
+    expect((await server.error('fs/writeFile', { path: '/tmp/never-written', dataBase64: '', sandbox: managed })).message).toBe(
+      'sandbox is not supported: sandbox permissions of type `managed` ask for confinement, which this exec-server cannot enforce yet',
+    );
+    expect(fs.existsSync('/tmp/never-written')).toBe(false);
+    for (const unconfined of [null, { permissions: { type: 'disabled' } }]) {
+      expect((await server.request('fs/getMetadata', { path: '/tmp', sandbox: unconfined })).isDirectory).toBe(true);
+    }
   });
 
   it('maps OS errors by errno with the strerror text', async () => {

@@ -97,7 +97,7 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
       expect(await start([script])).toEqual({ code: -32603, message: 'Exec format error (os error 8)' });
       // Only exec itself can tell: one argument over the kernel's 128 KiB limit.
       expect(await start(['true', 'x'.repeat(200_000)])).toEqual({ code: -32603, message: 'Argument list too long (os error 7)' });
-      expect(await start(['true'], { envPolicy: { inherit: 'all' } })).toEqual({ code: -32602, message: 'envPolicy is not supported' });
+      expect(await start(['true'], { envPolicy: { inherit: 'all' } })).toEqual({ code: -32602, message: 'envPolicy: missing field `ignoreDefaultExcludes`' });
       // The failed id is free again.
       await server.start('bad', ['true']);
       await server.waitClosed('bad');

@@ -74,11 +74,10 @@ export const Errors = {
   badSize: () => invalidParams('size.rows and size.cols must be integers between 1 and 65535'),
   badResize: () => invalidParams('rows and cols must be integers between 1 and 65535'),
   unsupportedSignal: (value: string) => invalidParams(`unsupported signal \`${value}\``),
-  envPolicyNotSupported: () => invalidParams('envPolicy is not supported'),
+  unsupportedMember: (member: string, why: string) => invalidParams(`${member} is not supported: ${why}`),
 
   // --- filesystem (§4) ---
   relativePath: () => invalidParams('AbsolutePathBuf deserialized without a base path'),
-  sandboxNotSupported: () => invalidParams('sandbox is not supported'),
   fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
   writeFileBase64: (detail: string) =>
     invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),

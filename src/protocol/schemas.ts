@@ -24,8 +24,8 @@ const absolutePath = () =>
     .string(expecting('path string'))
     .refine((value) => path.posix.isAbsolute(value), literal('AbsolutePathBuf deserialized without a base path'));
 
-/** `sandbox` must be absent or null: this project runs no sandboxes. */
-const noSandbox = () => z.null(literal('sandbox is not supported')).optional();
+/** Checked by `unsupported-requests.ts`: absent, null or disabled means no confinement. */
+const noSandbox = () => z.unknown().optional();
 
 const dimension = (message: string) =>
   z
@@ -45,6 +45,38 @@ export const TerminalSize = z.object(
   expecting('struct TerminalSize'),
 );
 
+const INHERIT = ['core', 'all', 'none'] as const; // the reference's order, in its message
+
+export const EnvPolicy = z.object(
+  {
+    inherit: z.enum(INHERIT, {
+      error: (issue) =>
+        typeof issue.input === 'string'
+          ? `${LITERAL}envPolicy.inherit: unknown variant \`${issue.input}\`, expected one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`
+          : 'a string',
+    }),
+    ignoreDefaultExcludes: bool(),
+    exclude: strings(),
+    set: stringMap(),
+    includeOnly: strings(),
+  },
+  expecting('struct EnvironmentPolicy'),
+);
+
+/**
+ * What Codex sends beside the process itself. Anything that asks for more
+ * than this server does is refused by `unsupported-requests.ts`, never ignored.
+ */
+const codexExtras = {
+  sandbox: z.unknown().optional(),
+  metadata: z.unknown().optional(),
+  enforceManagedNetwork: z.unknown().optional(),
+  managedNetwork: z.unknown().optional(),
+  networkProxy: z.unknown().optional(),
+  shellSnapshot: z.unknown().optional(),
+  credentialProviders: z.unknown().optional(),
+};
+
 export const ProcessStartParams = z.object(
   {
     processId: str(),
@@ -54,8 +86,9 @@ export const ProcessStartParams = z.object(
     tty: bool(),
     pipeStdin: bool().optional(),
     arg0: str().nullish(),
-    envPolicy: z.unknown().optional(),
+    envPolicy: EnvPolicy.nullish(),
     size: TerminalSize.nullish(),
+    ...codexExtras,
   },
   expecting('struct ExecParams'),
 );

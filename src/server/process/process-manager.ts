@@ -11,6 +11,8 @@ import type * as S from '../../protocol/schemas.js';
 import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
+import { refuseUnsupported } from '../unsupported-requests.js';
+import { buildEnvironment } from './env-policy.js';
 import { Guardian } from './guardian.js';
 import { killGroup } from './kill.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
@@ -30,12 +32,15 @@ type WriteParams = z.output<typeof S.ProcessWriteParams>;
 
 export interface ProcessManagerOptions {
   retentionMs?: number;
+  /** The environment `envPolicy` inherits from (default: this process's). */
+  serverEnv?: NodeJS.ProcessEnv;
 }
 
 export class ProcessManager {
   private readonly processes = new Map<string, ManagedProcess>();
   private readonly guardian = new Guardian();
   private readonly retentionMs: number;
+  private readonly serverEnv: NodeJS.ProcessEnv;
   private paused = false;
   private waitsReleased = false;
 
@@ -44,6 +49,7 @@ export class ProcessManager {
     options: ProcessManagerOptions = {},
   ) {
     this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
+    this.serverEnv = options.serverEnv ?? process.env;
     this.guardian.ensure();
     preparePipes();
   }
@@ -52,7 +58,7 @@ export class ProcessManager {
     const { processId, argv, tty } = params;
     if (argv.length === 0) throw Errors.emptyArgv();
     if (this.processes.has(processId)) throw Errors.processExists(processId);
-    if (params.envPolicy !== undefined && params.envPolicy !== null) throw Errors.envPolicyNotSupported();
+    refuseUnsupported(params);
     const request = this.spawnRequest(params);
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink);
     this.processes.set(processId, process);
@@ -84,10 +90,11 @@ export class ProcessManager {
       throw Errors.nulByte();
     }
     if (program === '') throw Errors.missingProgram(tty);
-    const childEnv = tty && env.SHELL === undefined ? { ...env, SHELL: loginShell() } : { ...env };
+    const built = params.envPolicy ? buildEnvironment(params.envPolicy, this.serverEnv, env) : { ...env };
+    const childEnv = tty && built.SHELL === undefined ? { ...built, SHELL: loginShell() } : built;
     try {
       const cwd = checkDirectory(params.cwd);
-      const file = resolveProgram({ program, cwd, env, tty });
+      const file = resolveProgram({ program, cwd, env: built, tty });
       return { program, file, argv0, args: argv.slice(1), cwd, env: childEnv, pipeStdin: params.pipeStdin === true, size: params.size ?? DEFAULT_SIZE };
     } catch (error) {
       throw spawnError(error);

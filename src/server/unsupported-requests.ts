@@ -1,0 +1,45 @@
+/**
+ * What a client may ask for that this server does not do (yet): process
+ * confinement, a managed network, shell snapshots, credential masking.
+ * Codex sends these members on every call, mostly empty; an empty one is
+ * accepted. One that asks for something is refused with −32602 naming the
+ * member, never ignored: a command must not run unconfined when its user
+ * asked for a sandbox.
+ */
+import { Errors } from '../protocol/errors.js';
+
+export interface CodexExtras {
+  sandbox?: unknown;
+  enforceManagedNetwork?: unknown;
+  managedNetwork?: unknown;
+  networkProxy?: unknown;
+  shellSnapshot?: unknown;
+  credentialProviders?: unknown;
+}
+
+/** True for a sandbox that confines nothing: absent, null, or `permissions.type: "disabled"`. */
+export function isUnconfined(sandbox: unknown): boolean {
+  if (sandbox === undefined || sandbox === null) return true;
+  const permissions = typeof sandbox === 'object' ? (sandbox as { permissions?: unknown }).permissions : undefined;
+  return typeof permissions === 'object' && permissions !== null && (permissions as { type?: unknown }).type === 'disabled';
+}
+
+function describeSandbox(sandbox: unknown): string {
+  const permissions = typeof sandbox === 'object' && sandbox !== null ? (sandbox as { permissions?: { type?: unknown } }).permissions : undefined;
+  const type = typeof permissions?.type === 'string' ? `\`${permissions.type}\`` : 'other than `disabled`';
+  return `sandbox permissions of type ${type} ask for confinement, which this exec-server cannot enforce yet`;
+}
+
+const isEmpty = (value: unknown) => value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+
+/** Throws −32602 for the first member that asks for more than this server does. */
+export function refuseUnsupported(params: CodexExtras): void {
+  if (!isUnconfined(params.sandbox)) throw Errors.unsupportedMember('sandbox', describeSandbox(params.sandbox));
+  if (params.enforceManagedNetwork !== undefined && params.enforceManagedNetwork !== null && params.enforceManagedNetwork !== false) {
+    throw Errors.unsupportedMember('enforceManagedNetwork', 'a managed network cannot be enforced by this exec-server');
+  }
+  if (!isEmpty(params.managedNetwork)) throw Errors.unsupportedMember('managedNetwork', 'this exec-server has no managed network');
+  if (!isEmpty(params.networkProxy)) throw Errors.unsupportedMember('networkProxy', 'this exec-server cannot launch a network proxy');
+  if (!isEmpty(params.shellSnapshot)) throw Errors.unsupportedMember('shellSnapshot', 'this exec-server does not take shell snapshots');
+  if (!isEmpty(params.credentialProviders)) throw Errors.unsupportedMember('credentialProviders', 'this exec-server does not mask credentials');
+}
