@@ -36,6 +36,7 @@ export class LocalExecutor implements Executor {
       exited: (processId: string, seq: number, exitCode: number) =>
         this.listeners.emit(processId, { type: 'exited', seq, exitCode }),
       closed: (processId: string, seq: number) => this.listeners.emit(processId, { type: 'closed', seq }),
+      generation: () => 1, // in-process callers get generation 1's shapes
     });
     this.methods = { ...processMethods(this.processes), ...fsMethods() };
   }

@@ -78,6 +78,9 @@ export const Errors = {
 
   // --- filesystem (§4) ---
   relativePath: () => invalidParams('AbsolutePathBuf deserialized without a base path'),
+  invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),
+  pathInvalidOnPlatform: (value: string) => invalidRequest(`'${value}' is invalid on '${process.platform}'`),
+  emptyWriteId: () => invalidParams('writeId must not be empty'),
   fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
   writeFileBase64: (detail: string) =>
     invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LITERAL } from './decode.js';
+import { fileUriToPath, isFileUri, type ClientPath } from './path-uri.js';
 
 const expecting = (label: string) => ({ error: () => label });
 const literal = (message: string) => ({ error: () => `${LITERAL}${message}` });
@@ -19,10 +20,19 @@ const unsigned = (label: 'u64' | 'usize') =>
 const strings = () => z.array(str(), expecting('a sequence'));
 const stringMap = () => z.record(z.string(), str(), expecting('a map'));
 
+/**
+ * A native absolute path (generation 1) or a `file://` URI (generation 2).
+ * A malformed URI throws its `ProtocolError` from the transform: the
+ * reference answers some of them −32600, which a schema issue cannot say.
+ */
 const absolutePath = () =>
   z
     .string(expecting('path string'))
-    .refine((value) => path.posix.isAbsolute(value), literal('AbsolutePathBuf deserialized without a base path'));
+    .refine((value) => isFileUri(value) || path.posix.isAbsolute(value), literal('AbsolutePathBuf deserialized without a base path'))
+    .transform((value): ClientPath => (isFileUri(value) ? { native: fileUriToPath(value), uri: true } : { native: value, uri: false }));
+
+/** `cwd`: any string (relative resolves against the server's cwd), or a `file://` URI. */
+const directory = () => str().transform((value) => (isFileUri(value) ? fileUriToPath(value) : value));
 
 /** Checked by `unsupported-requests.ts`: absent, null or disabled means no confinement. */
 const noSandbox = () => z.unknown().optional();
@@ -81,7 +91,7 @@ export const ProcessStartParams = z.object(
   {
     processId: str(),
     argv: strings(),
-    cwd: str(),
+    cwd: directory(),
     env: stringMap(),
     tty: bool(),
     pipeStdin: bool().optional(),
@@ -104,7 +114,7 @@ export const ProcessReadParams = z.object(
 );
 
 export const ProcessWriteParams = z.object(
-  { processId: str(), chunk: str(), closeStdin: bool().nullish() },
+  { processId: str(), chunk: str(), closeStdin: bool().nullish(), writeId: str().nullish() },
   expecting('struct WriteParams'),
 );
 

@@ -33,6 +33,8 @@ export interface ProcessReadResult {
   exitCode: number | null;
   closed: boolean;
   failure: string | null;
+  /** Generation 2 only: whether the sandbox made the command fail. */
+  sandboxDenied?: boolean;
 }
 
 export type ProcessWriteParams = z.input<typeof S.ProcessWriteParams>;

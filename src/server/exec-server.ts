@@ -19,6 +19,7 @@ import type { OutputStream } from '../protocol/types.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
+import { ClientGeneration } from './client-generation.js';
 import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
 import { method, type MethodTable } from './method-table.js';
@@ -53,6 +54,7 @@ export class ExecServer {
   private readonly writer: LineMessageWriter;
   private readonly connection: MessageConnection;
   private readonly lifecycle = new Lifecycle();
+  private readonly generation = new ClientGeneration();
   private readonly processes: ProcessManager;
   private readonly methods: MethodTable;
   private readonly logger: Logger;
@@ -125,6 +127,7 @@ export class ExecServer {
     try {
       const handler = Object.hasOwn(this.methods, name) ? this.methods[name] : undefined;
       if (!handler) throw Errors.methodNotFound(name);
+      this.generation.observe(name, params);
       const decoded = decodeParams(handler.schema, params, handler.struct);
       const family = gateFamily(name);
       if (family) this.lifecycle.checkGate(family);
@@ -157,7 +160,8 @@ export class ExecServer {
       output: (processId: string, seq: number, stream: OutputStream, bytes: Buffer) =>
         this.notifyOutput(processId, seq, stream, bytes),
       exited: (processId: string, seq: number, exitCode: number) =>
-        this.notify(Notification.ProcessExited, { processId, seq, exitCode }),
+        this.notify(Notification.ProcessExited, this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied: false } : { processId, seq, exitCode }),
+      generation: () => this.generation.value,
       closed: (processId: string, seq: number) => this.notify(Notification.ProcessClosed, { processId, seq }),
     };
   }

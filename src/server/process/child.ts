@@ -5,10 +5,13 @@
  */
 import type { OutputStream } from '../../protocol/types.js';
 
+/** How a child ended: its exit code, or the number of the signal that killed it. */
+export type ExitStatus = { code: number; signal?: undefined } | { code?: undefined; signal: number };
+
 export interface ChildEvents {
   output(stream: OutputStream, bytes: Buffer): void;
-  /** The protocol exit code (§3.7): n, or −1 (pipe) / 1 (PTY) after a signal. */
-  exit(exitCode: number): void;
+  /** The child ended; the protocol exit code depends on the generation (see `managed-process.ts`). */
+  exit(status: ExitStatus): void;
   /** Every byte has been delivered; nothing more will come. */
   close(): void;
 }

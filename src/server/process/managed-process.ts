@@ -3,7 +3,8 @@
  * and close (§3.3), the retained output, and the long-polls waiting on it.
  */
 import type { OutputStream, ProcessReadResult } from '../../protocol/types.js';
-import type { Child, ChildEvents } from './child.js';
+import type { Generation } from '../client-generation.js';
+import type { Child, ChildEvents, ExitStatus } from './child.js';
 import { deferred } from '../deferred.js';
 import { OutputLog } from './output-log.js';
 
@@ -12,6 +13,8 @@ export interface ProcessEventSink {
   output(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void;
   exited(processId: string, seq: number, exitCode: number): void;
   closed(processId: string, seq: number): void;
+  /** The client's protocol generation, which shapes exit codes and read results. */
+  generation(): Generation;
 }
 
 export interface ReadOptions {
@@ -36,7 +39,12 @@ export class ManagedProcess implements ChildEvents {
   /** Killed by `process/terminate`: later writes fail (§3.5). */
   terminated = false;
   stdinClosed = false;
+  /** `writeId`s already applied: a repeated one is answered `accepted` and not written again. */
+  readonly writeIds = new Set<string>();
   onClosed: (() => void) | undefined;
+  private readonly startedSignal = deferred();
+  /** Resolves once the start has succeeded or failed. */
+  readonly whenStarted = this.startedSignal.promise;
   private readonly exitedSignal = deferred();
   private readonly closedSignal = deferred();
   /** Resolves once `exited` was emitted. */
@@ -55,6 +63,11 @@ export class ManagedProcess implements ChildEvents {
     return this.child === undefined;
   }
 
+  /** The start is over: `child` is set, or the process was dropped from the table. */
+  settleStart(): void {
+    this.startedSignal.resolve();
+  }
+
   output(stream: OutputStream, bytes: Buffer): void {
     const seq = this.nextSeq++;
     this.log.append(seq, stream, bytes);
@@ -62,9 +75,10 @@ export class ManagedProcess implements ChildEvents {
     this.wake();
   }
 
-  exit(exitCode: number): void {
+  exit(status: ExitStatus): void {
     if (this.exited) return;
     const seq = this.nextSeq++;
+    const exitCode = this.protocolExitCode(status);
     this.exited = true;
     this.exitCode = exitCode;
     this.sink.exited(this.id, seq, exitCode);
@@ -80,6 +94,16 @@ export class ManagedProcess implements ChildEvents {
     this.wake();
     this.closedSignal.resolve();
     this.onClosed?.();
+  }
+
+  /**
+   * A signal death reads as 128+signal in generation 2 (137 after
+   * `process/terminate`), and as −1 (pipes) or 1 (PTY) in generation 1 (§3.7).
+   */
+  private protocolExitCode(status: ExitStatus): number {
+    if (status.code !== undefined) return status.code;
+    if (this.sink.generation() === 2) return 128 + status.signal;
+    return this.tty ? 1 : -1;
   }
 
   /** `process/read` (§3.4): answers at once when there is something to say, else waits. */
@@ -100,14 +124,11 @@ export class ManagedProcess implements ChildEvents {
   private snapshot(afterSeq: number, maxBytes: number | undefined): ProcessReadResult {
     const chunks = this.log.select(afterSeq, maxBytes);
     const last = chunks[chunks.length - 1];
-    return {
-      chunks,
-      nextSeq: last ? last.seq + 1 : this.nextSeq,
-      exited: this.exited,
-      exitCode: this.exitCode,
-      closed: this.closed,
-      failure: null,
-    };
+    const result = { chunks, nextSeq: last ? last.seq + 1 : this.nextSeq, exited: this.exited, exitCode: this.exitCode, closed: this.closed, failure: null };
+    if (this.sink.generation() === 1) return result;
+    // Generation 2 counts exit and close too, unless maxBytes cut the output short.
+    const cutShort = last !== undefined && this.log.lastSeq > last.seq;
+    return { ...result, nextSeq: cutShort ? last.seq + 1 : this.nextSeq, sandboxDenied: false };
   }
 
   private waitForEvent(timeoutMs: number): Promise<void> {

@@ -19,6 +19,11 @@ export class OutputLog {
 
   constructor(private readonly limit = RETAINED_OUTPUT_BYTES) {}
 
+  /** The seq of the newest chunk retained, or 0. */
+  get lastSeq(): number {
+    return this.chunks.length > this.head ? this.chunks[this.chunks.length - 1]!.seq : 0;
+  }
+
   append(seq: number, stream: OutputStream, bytes: Buffer): void {
     this.chunks.push({ seq, stream, bytes });
     this.bytes += bytes.length;

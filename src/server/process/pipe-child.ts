@@ -11,6 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { Socket } from 'node:net';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
@@ -87,7 +88,9 @@ async function spawnWithNode(request: SpawnRequest): Promise<SpawnedChild> {
   return {
     pid: child.pid,
     ...streams,
-    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code ?? undefined))),
+    exited: new Promise((resolve) =>
+      child.once('exit', (code, signal) => resolve(code !== null ? { code } : { signal: os.constants.signals[signal ?? 'SIGKILL'] })),
+    ),
     closeStdin: () => streams.stdin?.end(),
   };
 }
@@ -117,8 +120,6 @@ function closeQuietly(fd: number): void {
     // already closed
   }
 }
-
-const SIGNAL_EXIT_CODE = -1;
 
 /**
  * Past this resident size a fork of the server costs more than the trip to
@@ -166,8 +167,8 @@ export class PipeChild implements Child {
     this.stderr.on('data', (bytes: Buffer) => events.output('stderr', bytes));
     // `closed` needs the exit and the end of both pipes (which escaped descendants may hold open).
     const pipesClosed = Promise.all([this.stdout, this.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
-    void child.exited.then(async (code) => {
-      events.exit(code ?? SIGNAL_EXIT_CODE);
+    void child.exited.then(async (status) => {
+      events.exit(status);
       await pipesClosed;
       events.close();
     });

@@ -54,7 +54,7 @@ export class ProcessManager {
     preparePipes();
   }
 
-  async start(params: StartParams): Promise<{ processId: string }> {
+  async start(params: StartParams): Promise<{ processId: string; sandboxType?: 'none' }> {
     const { processId, argv, tty } = params;
     if (argv.length === 0) throw Errors.emptyArgv();
     if (this.processes.has(processId)) throw Errors.processExists(processId);
@@ -67,9 +67,11 @@ export class ProcessManager {
       child = tty ? PtyChild.spawn(request, process) : await PipeChild.spawn(request, process);
     } catch (error) {
       this.processes.delete(processId);
+      process.settleStart();
       throw error;
     }
     process.child = child;
+    process.settleStart();
     if (this.paused) child.pause();
     this.guardian.watch(child.pid);
     process.onClosed = () => {
@@ -78,7 +80,7 @@ export class ProcessManager {
         if (this.processes.get(processId) === process) this.processes.delete(processId);
       }, this.retentionMs).unref();
     };
-    return { processId };
+    return this.sink.generation() === 2 ? { processId, sandboxType: 'none' } : { processId };
   }
 
   private spawnRequest(params: StartParams): SpawnRequest {
@@ -101,15 +103,28 @@ export class ProcessManager {
     }
   }
 
-  private lookup(processId: string): ManagedProcess {
-    const process = this.processes.get(processId);
+  /**
+   * The process, once its start is over. A request pipelined behind its
+   * `process/start` waits for the spawn (which may wait for pipes, see
+   * `pipe-pool.ts`) rather than see `starting`: EXT-CONCURRENCY rule 3.
+   */
+  private async settled(processId: string): Promise<ManagedProcess | undefined> {
+    let process = this.processes.get(processId);
+    while (process?.starting) {
+      await process.whenStarted;
+      process = this.processes.get(processId);
+    }
+    return process;
+  }
+
+  private async lookup(processId: string): Promise<ManagedProcess> {
+    const process = await this.settled(processId);
     if (!process) throw Errors.unknownProcess(processId);
     return process;
   }
 
-  read(params: ReadParams): Promise<ProcessReadResult> {
-    const process = this.lookup(params.processId);
-    if (process.starting) throw Errors.processStarting(params.processId);
+  async read(params: ReadParams): Promise<ProcessReadResult> {
+    const process = await this.lookup(params.processId);
     return process.read({
       afterSeq: params.afterSeq ?? 0,
       maxBytes: params.maxBytes ?? undefined,
@@ -118,13 +133,15 @@ export class ProcessManager {
     });
   }
 
-  write(params: WriteParams): { status: WriteStatus } {
+  async write(params: WriteParams): Promise<{ status: WriteStatus }> {
+    const writeId = params.writeId ?? undefined;
+    if (writeId === '') throw Errors.emptyWriteId();
     const decoded = decodeBase64(params.chunk);
     if (!decoded.ok) throw Errors.invalidParams(decoded.error);
-    const process = this.processes.get(params.processId);
+    const process = await this.settled(params.processId);
     if (!process) return { status: 'unknownProcess' };
+    if (writeId !== undefined && process.writeIds.has(writeId)) return { status: 'accepted' }; // a retried write
     if (params.closeStdin === true && process.tty) throw Errors.closeStdinOnPty();
-    if (process.starting) return { status: 'starting' };
     if (!process.tty && (!process.pipeStdin || process.stdinClosed)) return { status: 'stdinClosed' };
     if (process.terminated) throw Errors.stdinWriteFailed();
     if (!process.exited) process.child!.write(decoded.bytes);
@@ -132,28 +149,29 @@ export class ProcessManager {
       process.stdinClosed = true;
       process.child!.closeStdin();
     }
+    if (writeId !== undefined) process.writeIds.add(writeId);
     return { status: 'accepted' };
   }
 
-  terminate(processId: string): { running: boolean } {
-    const process = this.processes.get(processId);
+  async terminate(processId: string): Promise<{ running: boolean }> {
+    const process = await this.settled(processId);
     if (!process || process.exited || !process.child) return { running: false };
     process.terminated = true;
     process.child.killTree();
     return { running: true };
   }
 
-  resize(processId: string, rows: number, cols: number): Record<string, never> {
-    const process = this.lookup(processId);
+  async resize(processId: string, rows: number, cols: number): Promise<Record<string, never>> {
+    const process = await this.lookup(processId);
     if (!process.tty) throw Errors.notATty(processId);
     if (!process.exited) process.child?.resize(rows, cols);
     return {};
   }
 
-  signal(processId: string, name: string): Record<string, never> {
+  async signal(processId: string, name: string): Promise<Record<string, never>> {
     const signal = signalByName(name);
     if (!signal) throw Errors.unsupportedSignal(name);
-    const process = this.lookup(processId);
+    const process = await this.lookup(processId);
     if (!process.exited && process.child) killGroup(process.child.pid, signal);
     return {};
   }

@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
 import { systemError, spawnError } from '../os-error.js';
-import type { Child, ChildEvents, SpawnRequest } from './child.js';
+import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { killSession } from './kill.js';
 import { perlExec } from './perl.js';
 
@@ -51,8 +51,6 @@ function native(): NativePty {
   return nativeModule;
 }
 
-/** A signal death reads as exit code 1 in PTY mode (§3.7). */
-const SIGNAL_EXIT_CODE = 1;
 /**
  * A terminal hands over at most 4095 bytes per read; reads that arrive in
  * the same event-loop turn are joined (up to this size) so that a flood is
@@ -86,7 +84,7 @@ export class PtyChild implements Child {
   private writing = false;
   private finished = false;
   private paused = false;
-  private exitCode: number | undefined;
+  private exitCode: ExitStatus | undefined;
   private marker: Buffer | undefined;
   private held: Buffer = Buffer.alloc(0);
   private drainTimer: NodeJS.Timeout | undefined;
@@ -240,7 +238,7 @@ export class PtyChild implements Child {
   }
 
   private onExit(code: number, signal: number): void {
-    this.exitCode = signal ? SIGNAL_EXIT_CODE : code;
+    this.exitCode = signal ? { signal } : { code };
     if (this.inputEnded || this.slaveFd === undefined) {
       this.finishAfterQuiet();
       return;

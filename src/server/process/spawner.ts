@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { systemError } from '../os-error.js';
-import type { SpawnRequest } from './child.js';
+import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
 import { findPerl } from './perl.js';
 import { SPAWNER_SCRIPT } from './spawner-script.js';
@@ -33,8 +33,8 @@ export interface SpawnedChild {
   stdin: net.Socket | undefined;
   stdout: net.Socket;
   stderr: net.Socket;
-  /** Resolves with the exit code, or undefined after a signal. */
-  exited: Promise<number | undefined>;
+  /** Resolves with how the child ended. */
+  exited: Promise<ExitStatus>;
   /** Ends the child's stdin (after anything else holding it open let go). */
   closeStdin(): void;
 }
@@ -57,12 +57,13 @@ interface PendingStart {
 const RELEASE_DELAY_MS = 10;
 const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, number]) => [number, name]));
 const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
+const SIGKILL = os.constants.signals.SIGKILL;
 
 export class Spawner {
   private static instance: Spawner | undefined | null;
   private readonly process: ChildProcess;
   private readonly starts = new Map<string, PendingStart>();
-  private readonly exits = new Map<number, (status: number | undefined) => void>();
+  private readonly exits = new Map<number, (status: ExitStatus) => void>();
   private readonly pipeBatches = new Map<string, (pipes: HeldPipe[]) => void>();
   private nextId = 1;
   private partial = '';
@@ -157,7 +158,7 @@ export class Spawner {
       const status = Number(second);
       const report = this.exits.get(Number(first));
       this.exits.delete(Number(first));
-      report?.((status & 0x7f) === 0 ? status >> 8 : undefined);
+      report?.((status & 0x7f) === 0 ? { code: status >> 8 } : { signal: status & 0x7f });
       return;
     }
     const start = this.starts.get(first!);
@@ -192,7 +193,7 @@ export class Spawner {
       throw error;
     }
     const [stdout, stderr, stdin] = fds.map((fd, index) => new net.Socket({ fd, readable: index < 2, writable: index === 2 }));
-    const exited = new Promise<number | undefined>((resolve) => this.exits.set(pid, resolve));
+    const exited = new Promise<ExitStatus>((resolve) => this.exits.set(pid, resolve));
     const closeStdin = () => {
       this.flushReleases();
       stdin?.end();
@@ -245,7 +246,7 @@ export class Spawner {
     this.pipeBatches.clear();
     for (const [pid, report] of this.exits) {
       killGroup(pid);
-      report(undefined);
+      report({ signal: SIGKILL });
     }
     this.starts.clear();
     this.exits.clear();

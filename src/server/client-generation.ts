@@ -1,0 +1,36 @@
+/**
+ * Which protocol generation the client speaks (PROTOCOL-V2.md). Generation 1
+ * (Codex 0.134) is assumed until the client shows generation 2 (Codex 0.169)
+ * by something only generation 2 sends:
+ * - a `file://` URI where a path goes (`cwd`, fs paths);
+ * - a `writeId` on `process/write`;
+ * - `environment/info` with `params: null`, or `environment/status`;
+ * - a `sandbox` member on `process/start`.
+ * From then on the connection answers in generation 2's shapes: `sandboxType`
+ * and `sandboxDenied`, exit codes 128+signal, `nextSeq` counting every event.
+ */
+export type Generation = 1 | 2;
+
+const PATH_MEMBERS = ['path', 'sourcePath', 'destinationPath', 'cwd'];
+
+function showsGeneration2(method: string, params: unknown): boolean {
+  if (method === 'environment/status' || (method === 'environment/info' && params === null)) return true;
+  if (typeof params !== 'object' || params === null) return false;
+  const members = params as Record<string, unknown>;
+  if (method === 'process/write' && members.writeId !== undefined && members.writeId !== null) return true;
+  if (method === 'process/start' && 'sandbox' in members) return true;
+  return PATH_MEMBERS.some((name) => typeof members[name] === 'string' && (members[name] as string).startsWith('file:'));
+}
+
+export class ClientGeneration {
+  private current: Generation = 1;
+
+  get value(): Generation {
+    return this.current;
+  }
+
+  /** Looks at every request before it runs. */
+  observe(method: string, params: unknown): void {
+    if (this.current === 1 && showsGeneration2(method, params)) this.current = 2;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Interop with the real Codex CLI: the scenarios of `npm run interop`
+ * (scripts/interop/scenarios.mjs) run against our built server, once per Codex
+ * version, with a scripted mock in place of the model. Skipped when a Codex
+ * binary is not in the interop cache (`node scripts/interop/install.mjs`
+ * fetches them) or at $EXEC_SERVER_CODEX_0134 / $EXEC_SERVER_CODEX_0169, and
+ * when dist/ has not been built.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+// The helpers are plain .mjs shared with `npm run interop` and have no type declarations; importing
+// them through a computed specifier types them as `any` instead of failing a type check.
+const interop = (name: string) => import(`../scripts/interop/${name}.mjs`);
+const { VERSIONS, codexBinary, isInstalled } = await interop('install');
+const { OUR_SERVER, runCase } = await interop('matrix');
+const { formatFailures } = await interop('report');
+const { scenarioCases } = await interop('scenarios');
+
+// Each case starts a real Codex and server; 3 at a time keeps a 2-core machine busy without starving
+// the other test worker, and holds the file near 20-30 s.
+const JOBS = 3;
+const CASE_TIMEOUT_MS = 45_000;
+
+/** A tiny semaphore: concurrent tests queue here, so at most JOBS Codex runs overlap. */
+let running = 0;
+const waiting: (() => void)[] = [];
+async function limited<T>(task: () => Promise<T>): Promise<T> {
+  if (running >= JOBS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  try {
+    return await task();
+  } finally {
+    running -= 1;
+    waiting.shift()?.();
+  }
+}
+
+function skipReason(version: string): string | null {
+  if (!fs.existsSync(OUR_SERVER)) return `${OUR_SERVER} not built (npm run build)`;
+  if (!isInstalled(version)) return `no Codex ${version} at ${codexBinary(version)} (node scripts/interop/install.mjs)`;
+  return null;
+}
+
+const cases: { scenario: { name: string }; mode: string }[] = scenarioCases();
+
+for (const version of VERSIONS as string[]) {
+  const reason = skipReason(version);
+  describe.skipIf(reason !== null).concurrent(`interop: Codex ${version} against our server${reason ? ` (skipped: ${reason})` : ''}`, () => {
+    for (const { scenario, mode } of cases) {
+      it(`${scenario.name} [${mode}]`, { timeout: CASE_TIMEOUT_MS * JOBS + 30_000 }, async () => {
+        const result = await limited(() => runCase({ scenario, mode, version, server: 'ours', timeoutMs: CASE_TIMEOUT_MS }));
+        expect(result.ok, formatFailures([{ scenario, mode, version, result }])).toBe(true);
+      });
+    }
+  });
+}
