@@ -10,6 +10,7 @@ export const Method = {
   ProcessResize: 'process/resize',
   ProcessSignal: 'process/signal',
   EnvironmentInfo: 'environment/info',
+  EnvironmentStatus: 'environment/status',
   FsReadFile: 'fs/readFile',
   FsWriteFile: 'fs/writeFile',
   FsCreateDirectory: 'fs/createDirectory',
@@ -36,6 +37,6 @@ export function gateFamily(method: string): GateFamily | undefined {
   if (method.startsWith('process/')) return 'exec';
   if (method.startsWith('fs/')) return 'filesystem';
   if (method === Method.HttpRequest) return 'http';
-  if (method === Method.EnvironmentInfo) return 'environment';
+  if (method === Method.EnvironmentInfo || method === Method.EnvironmentStatus) return 'environment';
   return undefined;
 }

@@ -61,6 +61,12 @@ export interface EnvironmentInfoResult {
   arch: string;
   homeDir: string;
   pid: number;
+  /** Generation 2 fields (PROTOCOL-V2.md §1c). */
+  executorVersion: string;
+  userHomeDir: string;
+  platformOs: string;
+  tempDir: string;
+  capabilities: Record<string, boolean>;
 }
 
 export interface ProcessOutputNotification {

@@ -1,8 +1,16 @@
-/** `environment/info` (EXT-ENVINFO): facts a client needs before it runs anything. */
+/**
+ * `environment/info` (EXT-ENVINFO in generation 1; a Codex method in
+ * generation 2): facts a client needs before it runs anything. Generation 2
+ * clients (Codex 0.169) decide from `capabilities` what they may send, so
+ * every capability is false: we report only what we implement.
+ */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileUri } from '../protocol/path-uri.js';
 import type { EnvironmentInfoResult } from '../protocol/types.js';
+import type { Generation } from './client-generation.js';
 
 function isExecutable(file: string): boolean {
   try {
@@ -25,14 +33,47 @@ function shellPath(): string {
   return '/bin/sh';
 }
 
-export function environmentInfo(): EnvironmentInfoResult {
+let version: string | undefined;
+/** Our package version, read once. */
+export function executorVersion(): string {
+  version ??= (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  return version;
+}
+
+/** Codex 0.169's capability flags: none of these features is implemented here yet. */
+export const CAPABILITIES = {
+  networkProxyLaunch: false,
+  networkProxyReviewDomains: false,
+  credentialMasking: false,
+  credentialMaskingCustomProviders: false,
+  capabilityDiscoverySandbox: false,
+  fsWatchMissing: false,
+  capabilityDiscoveryV2: false,
+  environmentConfigRead: false,
+  httpHeaderEnvVars: false,
+  sandboxedFileStreaming: false,
+  fileWriteStreaming: false,
+  shellSnapshotV2: false,
+  windowsMxc: false,
+  linuxRootWritePreservesDevices: false,
+  linuxApprovedRootWritePreservesRestrictions: false,
+} as const;
+
+/** The answer: `cwd` is a `file://` URI for generation 2, a native path for generation 1. */
+export function environmentInfo(generation: Generation): EnvironmentInfoResult {
   const shell = shellPath();
+  const cwd = process.cwd();
   return {
     shell: { name: path.basename(shell), path: shell },
-    cwd: process.cwd(),
+    cwd: generation === 2 ? pathToFileUri(cwd) : cwd,
     platform: process.platform,
     arch: process.arch,
     homeDir: os.homedir(),
     pid: process.pid,
+    executorVersion: executorVersion(),
+    userHomeDir: pathToFileUri(os.homedir()),
+    platformOs: process.platform,
+    tempDir: pathToFileUri(os.tmpdir()),
+    capabilities: { ...CAPABILITIES },
   };
 }

@@ -82,7 +82,7 @@ export class ExecServer {
     this.processes = new ProcessManager(this.processSink(), options);
     this.methods = {
       [Method.Initialize]: method(S.InitializeParams, 'InitializeParams', (params) => this.lifecycle.initialize(params)),
-      ...processMethods(this.processes),
+      ...processMethods(this.processes, () => this.generation.value),
       ...(options.extraMethods?.({
         notify: (name, params) => this.notify(name, params),
         isCongested: () => this.writer.congested,

@@ -1,0 +1,142 @@
+/**
+ * Protocol generation 2 (Codex 0.169, PROTOCOL-V2.md) beside generation 1:
+ * the server follows the generation the client shows (see
+ * `src/server/client-generation.ts`), through the real CLI.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
+
+let tmp: string;
+const servers: ServerProcess[] = [];
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-gen2-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.dispose();
+});
+
+async function started(): Promise<ServerProcess> {
+  const server = await ServerProcess.started();
+  servers.push(server);
+  return server;
+}
+
+/** A server whose client has shown generation 2, as Codex 0.169 does right after initialize. */
+async function generation2(): Promise<ServerProcess> {
+  const server = await started();
+  await server.request('environment/info', null);
+  return server;
+}
+
+const uri = (native: string) => pathToFileURL(native).href;
+
+describe('paths as file:// URIs', () => {
+  it('runs in a cwd given as a URI, percent-encoded and non-ASCII', async () => {
+    const server = await generation2();
+    const dir = path.join(tmp, 'dir with space ü#');
+    fs.mkdirSync(dir);
+    await server.start('cwd', ['pwd'], { cwd: uri(dir) });
+    await server.waitClosed('cwd');
+    expect(server.output('cwd').toString()).toBe(`${dir}\n`);
+  });
+
+  it('reads, writes and stats through URIs, and answers canonicalize in the form asked', async () => {
+    const server = await started();
+    const file = path.join(tmp, 'ü file.txt');
+    await server.request('fs/writeFile', { path: uri(file), dataBase64: b64('via uri') });
+    expect(fs.readFileSync(file, 'utf8')).toBe('via uri');
+    expect((await server.request('fs/readFile', { path: uri(file) })).dataBase64).toBe(b64('via uri'));
+    fs.symlinkSync(file, path.join(tmp, 'link'));
+    expect(await server.request('fs/canonicalize', { path: uri(path.join(tmp, 'link')) })).toEqual({ path: uri(file) });
+    expect(await server.request('fs/canonicalize', { path: path.join(tmp, 'link') })).toEqual({ path: file });
+    await server.request('fs/copy', { sourcePath: uri(file), destinationPath: path.join(tmp, 'copy'), recursive: false });
+    expect(fs.readFileSync(path.join(tmp, 'copy'), 'utf8')).toBe('via uri');
+  });
+
+  it('refuses a URI with a host as the reference does, and a broken one naming the URI error', async () => {
+    const server = await started();
+    expect(await server.error('fs/getMetadata', { path: 'file://relative/x' })).toEqual({ code: -32600, message: "'file://relative/x' is invalid on 'linux'" });
+    expect(await server.error('process/start', { processId: 'h', argv: ['true'], cwd: 'file://host/tmp', env: {}, tty: false })).toEqual({
+      code: -32600,
+      message: "'file://host/tmp' is invalid on 'linux'",
+    });
+    expect((await server.error('fs/getMetadata', { path: 'file:///tmp/%2F' })).code).toBe(-32602);
+  });
+});
+
+describe('environment/info and environment/status', () => {
+  it('answers generation 2 with URIs and honest capabilities, keeping our fields', async () => {
+    const server = await started();
+    const info = await server.request('environment/info', null);
+    expect(info.cwd).toBe(uri(process.cwd()));
+    expect(info.userHomeDir).toBe(uri(os.homedir()));
+    expect(info.tempDir).toBe(uri(os.tmpdir()));
+    expect(info.platformOs).toBe('linux');
+    expect(info.executorVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Object.values(info.capabilities).every((flag) => flag === false)).toBe(true);
+    expect(info.shell.path).toMatch(/^\//);
+    expect(info.pid).toBe(server.child.pid);
+    expect(await server.request('environment/status', null)).toEqual({ status: 'ready' });
+  });
+});
+
+describe('processes in generation 2', () => {
+  it('answers start with sandboxType, exit with sandboxDenied, and counts exit and close in nextSeq', async () => {
+    const server = await generation2();
+    expect(await server.start('p', ['sh', '-c', 'echo hi'])).toEqual({ processId: 'p', sandboxType: 'none' });
+    await server.waitClosed('p');
+    expect(server.notifications('p').find((m) => m.method === 'process/exited')!.params).toEqual({ processId: 'p', seq: 2, exitCode: 0, sandboxDenied: false });
+    expect(await server.request('process/read', { processId: 'p', afterSeq: 0 })).toEqual({
+      chunks: [{ seq: 1, stream: 'stdout', chunk: b64('hi\n') }],
+      nextSeq: 4,
+      exited: true,
+      exitCode: 0,
+      closed: true,
+      failure: null,
+      sandboxDenied: false,
+    });
+  });
+
+  it('reports 137 after terminate and 130 after interrupt, on pipes and PTYs', async () => {
+    const server = await generation2();
+    for (const tty of [false, true]) {
+      await server.start(`t${tty}`, ['sleep', '30'], { tty });
+      await server.request('process/terminate', { processId: `t${tty}` });
+      await server.start(`i${tty}`, ['sleep', '30'], { tty });
+      await server.request('process/signal', { processId: `i${tty}`, signal: 'interrupt' });
+      for (const [id, code] of [[`t${tty}`, 137], [`i${tty}`, 130]] as const) {
+        await server.waitClosed(id);
+        expect(server.notifications(id).find((m) => m.method === 'process/exited')!.params.exitCode).toBe(code);
+      }
+    }
+  });
+
+  it('applies a repeated writeId once, answers it accepted, and refuses an empty one', async () => {
+    const server = await generation2();
+    await server.start('w', ['cat'], { pipeStdin: true });
+    for (const [writeId, text] of [['1', 'a\n'], ['1', 'a\n'], ['2', 'b\n']]) {
+      expect(await server.request('process/write', { processId: 'w', chunk: b64(text!), writeId })).toEqual({ status: 'accepted' });
+    }
+    expect(await server.error('process/write', { processId: 'w', chunk: '', writeId: '' })).toEqual({ code: -32602, message: 'writeId must not be empty' });
+    await server.request('process/write', { processId: 'w', chunk: '', writeId: '3', closeStdin: true });
+    await server.waitClosed('w');
+    expect(server.output('w').toString()).toBe('a\nb\n');
+  });
+});
+
+describe('generation 1 stays as it was', () => {
+  it('keeps -1 after terminate, plain start results and exited without sandboxDenied', async () => {
+    const server = await started();
+    expect(await server.start('g1', ['sleep', '30'], { env: BASE_ENV })).toEqual({ processId: 'g1' });
+    await server.request('process/terminate', { processId: 'g1' });
+    await server.waitClosed('g1');
+    expect(server.notifications('g1').find((m) => m.method === 'process/exited')!.params).toEqual({ processId: 'g1', seq: 1, exitCode: -1 });
+    const info = await server.request('environment/info');
+    expect(info.cwd).toBe(process.cwd());
+  });
+});
