@@ -83,6 +83,16 @@ describe('environment/info and environment/status', () => {
     expect(info.pid).toBe(server.child.pid);
     expect(await server.request('environment/status', null)).toEqual({ status: 'ready' });
   });
+
+  it('adds size to fs/getMetadata in generation 2 only (the target size for a symlink)', async () => {
+    const file = path.join(tmp, 'sized');
+    fs.writeFileSync(file, 'x'.repeat(1234));
+    fs.symlinkSync(file, path.join(tmp, 'sized-link'));
+    const first = await started();
+    expect((await first.request('fs/getMetadata', { path: file })).size).toBeUndefined();
+    const second = await generation2();
+    expect(await second.request('fs/getMetadata', { path: uri(path.join(tmp, 'sized-link')) })).toMatchObject({ isSymlink: true, isFile: true, size: 1234 });
+  });
 });
 
 describe('processes in generation 2', () => {

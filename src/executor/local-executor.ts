@@ -38,7 +38,7 @@ export class LocalExecutor implements Executor {
       closed: (processId: string, seq: number) => this.listeners.emit(processId, { type: 'closed', seq }),
       generation: () => 1, // in-process callers get generation 1's shapes
     });
-    this.methods = { ...processMethods(this.processes, () => 1), ...fsMethods() };
+    this.methods = { ...processMethods(this.processes, () => 1), ...fsMethods(() => 1) };
   }
 
   /** Runs a method exactly as the server would, minus the wire. */

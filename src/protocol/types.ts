@@ -99,6 +99,8 @@ export interface FsMetadataResult {
   isSymlink: boolean;
   createdAtMs: number;
   modifiedAtMs: number;
+  /** Generation 2 only: bytes of the target (4096 for a directory here). */
+  size?: number;
 }
 export interface FsDirectoryEntry {
   fileName: string;

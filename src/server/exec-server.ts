@@ -19,7 +19,7 @@ import type { OutputStream } from '../protocol/types.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
-import { ClientGeneration } from './client-generation.js';
+import { ClientGeneration, type Generation } from './client-generation.js';
 import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
 import { method, type MethodTable } from './method-table.js';
@@ -45,6 +45,8 @@ export interface NotificationChannel {
   isCongested(): boolean;
   /** Called when a congested client has caught up. */
   onResume(listener: () => void): void;
+  /** The protocol generation the client has shown so far. */
+  generation(): Generation;
 }
 
 export class ExecServer {
@@ -87,6 +89,7 @@ export class ExecServer {
         notify: (name, params) => this.notify(name, params),
         isCongested: () => this.writer.congested,
         onResume: (listener) => this.writer.onDrain(listener),
+        generation: () => this.generation.value,
       }) ?? {}),
     };
     this.connection = createMessageConnection(new CountingReader(this.reader, () => this.requestsRead++), this.writer, this.logger);

@@ -18,7 +18,7 @@ export function serverExtensions(): ServerExtensions {
       http = new HttpClient(channel);
       const client = http;
       return {
-        ...fsMethods(),
+        ...fsMethods(channel.generation),
         [Method.HttpRequest]: method(S.HttpRequestParams, 'HttpRequestParams', (params) => client.request(params)),
       };
     },

@@ -94,6 +94,7 @@ export function getMetadata(file: string): Promise<FsMetadataResult> {
       isSymlink: link.isSymbolicLink(),
       createdAtMs: Math.trunc(target.birthtimeMs) > 0 ? Math.trunc(target.birthtimeMs) : 0,
       modifiedAtMs: Math.trunc(target.mtimeMs),
+      size: target.size,
     };
   });
 }
