@@ -1,0 +1,125 @@
+/**
+ * Runs one `codex exec` against one exec-server, through the tap, with the
+ * model replaced by the scripted mock. Everything Codex needs is written to a
+ * fresh run directory: CODEX_HOME (config.toml + environments.toml, as in
+ * PROTOCOL-V2.md §3), the workdir the command runs in, and the tap log.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMockResponses } from './mock-responses.mjs';
+
+const TAP = path.join(path.dirname(fileURLToPath(import.meta.url)), 'tap.mjs');
+const ENVIRONMENT_ID = 'tap';
+
+/** TOML basic strings share JSON's escapes, so JSON.stringify quotes a value safely. */
+const tomlString = (value) => JSON.stringify(String(value));
+const tomlTable = (entries) => `{ ${Object.entries(entries).map(([k, v]) => `${k} = ${tomlString(v)}`).join(', ')} }`;
+
+function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog) {
+  // No retries: a mock that answered wrongly should fail the run at once, not after back-off.
+  fs.writeFileSync(
+    path.join(home, 'config.toml'),
+    [
+      'model = "mock-model"',
+      'model_provider = "mock"',
+      '[model_providers.mock]',
+      'name = "mock"',
+      `base_url = ${tomlString(baseUrl)}`,
+      'wire_api = "responses"',
+      'requires_openai_auth = false',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n'),
+  );
+  // include_local = false: if Codex could fall back to running commands itself, a broken server would go unnoticed.
+  fs.writeFileSync(
+    path.join(home, 'environments.toml'),
+    [
+      `default = ${tomlString(ENVIRONMENT_ID)}`,
+      'include_local = false',
+      '[[environments]]',
+      `id = ${tomlString(ENVIRONMENT_ID)}`,
+      `program = ${tomlString(process.execPath)}`,
+      `args = [${tomlString(TAP)}]`,
+      `env = ${tomlTable({ ...serverEnv, TAP_TARGET_ARGV: JSON.stringify(serverArgv), TAP_LOG: tapLog })}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Kills the whole process group (Codex, the tap and the server under it), ignoring the already-gone case. */
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    /* already exited */
+  }
+}
+
+/**
+ * Options: codexBin, serverArgv (the server command the tap starts), serverEnv
+ * (extra variables for the server), script (mock steps), prompt, runDir (fresh,
+ * will be created), setup(workdir) (optional, prepares files), timeoutMs.
+ * Resolves to { exitCode, signal, timedOut, stdout, stderr, requests, tapLog, workdir, durationMs }.
+ */
+export async function runCodex({ codexBin, serverArgv, serverEnv = {}, script, prompt, runDir, setup, timeoutMs = 45_000 }) {
+  const home = path.join(runDir, 'home');
+  const workdir = path.join(runDir, 'work');
+  const tapLog = path.join(runDir, 'tap.log');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(workdir, { recursive: true });
+  fs.writeFileSync(tapLog, '');
+  if (setup) await setup(workdir);
+
+  const mock = await startMockResponses(script);
+  writeConfig(home, mock.baseUrl, serverArgv, serverEnv, tapLog);
+
+  const env = { ...process.env, CODEX_HOME: home };
+  // A real key in the caller's environment must not matter (and must not be sent anywhere).
+  delete env.OPENAI_API_KEY;
+  delete env.CODEX_API_KEY;
+  const started = Date.now();
+  const child = spawn(
+    codexBin,
+    ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt],
+    // detached: its own process group, so a timeout can take down Codex and everything it started.
+    { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (bytes) => (stdout += bytes));
+  child.stderr.on('data', (bytes) => (stderr += bytes));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, timeoutMs);
+  const [exitCode, signal] = await new Promise((resolve) => {
+    child.on('error', (error) => {
+      stderr += `spawn failed: ${error.message}\n`;
+      resolve([null, null]);
+    });
+    child.on('close', (code, sig) => resolve([code, sig]));
+  });
+  clearTimeout(timer);
+  // The stdio server normally dies with Codex; make sure nothing of this run lingers.
+  killGroup(child);
+  await mock.close();
+  // Kept with the run directory, so a failure can be read the way the model saw it.
+  fs.writeFileSync(path.join(runDir, 'model-requests.json'), JSON.stringify(mock.requests, null, 1));
+  return {
+    exitCode,
+    signal,
+    timedOut,
+    stdout,
+    stderr,
+    requests: mock.requests,
+    finalText: mock.finalText,
+    tapLog: fs.readFileSync(tapLog, 'utf8'),
+    workdir,
+    durationMs: Date.now() - started,
+  };
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+/**
+ * `npm run interop [-- --server ours|codex] [--only a,b] [--version 0.169.0] [--jobs N] [--timeout S]`
+ *
+ * Drives the real Codex CLI (0.134.0 and 0.169.0) against an exec-server,
+ * with a scripted mock in place of the model, for every scenario in
+ * scenarios.mjs, and prints scenario × mode × Codex version → PASS/FAIL.
+ * `--server codex` runs each version against its own `codex exec-server` as a
+ * baseline: those runs must pass, or the harness (not the server) is wrong.
+ * Exits 1 if any case fails.
+ */
+import { parseArgs } from 'node:util';
+import fs from 'node:fs';
+import { VERSIONS, ensureCodex } from './install.mjs';
+import { OUR_SERVER, pruneOldRuns, runCases } from './matrix.mjs';
+import { formatFailures, formatTable } from './report.mjs';
+import { scenarioCases } from './scenarios.mjs';
+
+const { values } = parseArgs({
+  options: {
+    server: { type: 'string', default: 'ours' },
+    only: { type: 'string' },
+    version: { type: 'string' },
+    // 3 at a time: each run is mostly Codex waiting on the mock and the server; 2 cores keep up.
+    jobs: { type: 'string', default: '3' },
+    timeout: { type: 'string', default: '45' },
+  },
+});
+
+function fail(message) {
+  console.error(`interop: ${message}`);
+  process.exit(2);
+}
+
+const server = values.server;
+if (!['ours', 'codex'].includes(server)) fail(`--server must be ours or codex, not ${server}`);
+const versions = values.version ? values.version.split(',') : VERSIONS;
+for (const version of versions) if (!VERSIONS.includes(version)) fail(`unknown --version ${version} (known: ${VERSIONS.join(', ')})`);
+if (server === 'ours' && !fs.existsSync(OUR_SERVER)) fail(`${OUR_SERVER} is missing: run npm run build first`);
+
+let cases;
+try {
+  for (const version of versions) ensureCodex(version);
+  const picked = scenarioCases(values.only?.split(',').filter(Boolean));
+  cases = versions.flatMap((version) => picked.map((c) => ({ ...c, version })));
+} catch (error) {
+  fail(error.message);
+}
+
+pruneOldRuns();
+const started = Date.now();
+console.log(`interop: ${cases.length} case(s) against ${server === 'ours' ? OUR_SERVER : "each Codex version's own exec-server"}, ${values.jobs} at a time`);
+const results = await runCases(cases, {
+  jobs: Number(values.jobs),
+  server,
+  timeoutMs: Number(values.timeout) * 1000,
+  onDone: (c, r) => console.log(`  ${r.ok ? 'PASS' : 'FAIL'} ${c.scenario.name} [${c.mode}] Codex ${c.version} (${(r.durationMs / 1000).toFixed(1)} s)`),
+});
+
+const entries = cases.map((c, i) => ({ ...c, result: results[i] }));
+console.log('');
+console.log(formatTable(entries, versions, server));
+const failures = formatFailures(entries);
+if (failures) console.log(`\n${failures}`);
+const failed = results.filter((r) => !r.ok).length;
+console.log(`\n${results.length - failed} passed, ${failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(failed ? 1 : 0);
