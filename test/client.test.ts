@@ -14,6 +14,7 @@ import {
   ExecServerError,
   type ProcessEvent,
 } from '../src/index.js';
+import { REFERENCES } from './support/executors.js';
 import { findByCmdline, isAlive, waitDead } from './support/proc.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -257,11 +258,11 @@ describe('against scripted servers', () => {
   });
 });
 
-describe.runIf(process.env.EXEC_SERVER_REFERENCE)('against the reference exec-server', () => {
+describe.each(REFERENCES)('against the reference exec-server ($name)', ({ binary }) => {
   it('runs commands and reads files through codex exec-server', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'codex-home-'));
     const client = await ExecServerClient.spawn({
-      command: process.env.EXEC_SERVER_REFERENCE!,
+      command: binary,
       args: ['exec-server', '--listen', 'stdio'],
       env: { ...process.env, CODEX_HOME: home },
     });
@@ -273,7 +274,15 @@ describe.runIf(process.env.EXEC_SERVER_REFERENCE)('against the reference exec-se
       const file = path.join(tmp, 'ref-file');
       await client.writeFile(file, 'via reference');
       expect((await client.readFile(file)).toString()).toBe('via reference');
-      await expect(client.environmentInfo()).rejects.toMatchObject({ code: -32601 });
+      if (client.protocolGeneration === 1) {
+        // Codex 0.134 (generation 1) has neither method.
+        await expect(client.environmentInfo()).rejects.toMatchObject({ code: -32601 });
+        await expect(client.canonicalize(file)).rejects.toMatchObject({ code: -32601 });
+      } else {
+        // Codex 0.169 (generation 2): the client sends URIs and gives native paths back.
+        expect((await client.environmentInfo()).shell.path).toMatch(/^\//);
+        expect(await client.canonicalize(file)).toBe(fs.realpathSync(file));
+      }
     } finally {
       await client.close();
       fs.rmSync(home, { recursive: true, force: true });

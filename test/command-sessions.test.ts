@@ -1,12 +1,12 @@
 /** The seed's interactive-session tests, against every executor. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandSessionError, CommandSessions, type Executor } from '../src/index.js';
-import { executorKinds, referenceKind } from './support/executors.js';
+import { executorKinds, referenceKinds } from './support/executors.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', PS1: '$ ', HOME: '/tmp' };
-const kinds = [...executorKinds, ...(referenceKind() ? [referenceKind()!] : [])];
-if (!referenceKind()) {
-  console.info('command sessions: reference exec-server not tested (set EXEC_SERVER_REFERENCE to its binary to include it)');
+const kinds = [...executorKinds, ...referenceKinds()];
+if (referenceKinds().length === 0) {
+  console.info('command sessions: reference exec-server not tested (run `node scripts/interop/install.mjs`, or set EXEC_SERVER_REFERENCE to its binary)');
 }
 
 describe.each(kinds)('CommandSessions over $name', ({ create }) => {

@@ -32,6 +32,7 @@ import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.j
 import { EventQueue } from './event-queue.js';
 import { decodeReadResult, ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
+import { ServerGeneration } from './server-generation.js';
 import { ServerChild } from './server-child.js';
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 10_000;
@@ -103,6 +104,8 @@ const EXIT_REPORT_WAIT_MS = 2000;
 export class ExecServerClient implements AsyncDisposable {
   /** The `sessionId` the server returned from `initialize`. */
   sessionId = '';
+  /** The server's protocol generation, learnt from `initialize`. */
+  private generation = new ServerGeneration(1, undefined);
   private readonly connection: MessageConnection;
   private readonly sessions = new Map<string, ProcessSession>();
   private readonly bodies = new Map<string, EventQueue<Buffer | Error>>();
@@ -178,6 +181,7 @@ export class ExecServerClient implements AsyncDisposable {
         exited,
       ]);
       this.sessionId = result.sessionId;
+      this.generation = ServerGeneration.fromInitialize(result);
       await this.connection.sendNotification(Method.Initialized, {});
     } catch (error) {
       if (this.violation !== undefined) throw ClientErrors.protocolViolation(this.violation);
@@ -298,7 +302,7 @@ export class ExecServerClient implements AsyncDisposable {
       await this.call(Method.ProcessStart, {
         processId,
         argv: options.argv,
-        cwd: options.cwd ?? process.cwd(),
+        cwd: this.generation.path(options.cwd ?? process.cwd()),
         env: options.env ?? (process.env.PATH ? { PATH: process.env.PATH } : {}),
         tty: options.tty ?? false,
         pipeStdin: options.pipeStdin ?? false,
@@ -321,50 +325,64 @@ export class ExecServerClient implements AsyncDisposable {
     read: async (processId: string, options: ReadOptions): Promise<ReadResult> => {
       return decodeReadResult(await this.call<ProcessReadResult>(Method.ProcessRead, { processId, ...options }));
     },
-    write: async (processId, bytes, closeStdin) => {
-      const params = { processId, chunk: Buffer.from(bytes).toString('base64'), ...(closeStdin ? { closeStdin: true } : {}) };
-      return (await this.call<{ status: WriteStatus }>(Method.ProcessWrite, params)).status;
-    },
+    write: (processId, bytes, closeStdin) => this.write(processId, bytes, { closeStdin }),
     terminate: async (processId) => (await this.call<{ running: boolean }>(Method.ProcessTerminate, { processId })).running,
     resize: async (processId, rows, cols) => void (await this.call(Method.ProcessResize, { processId, rows, cols })),
     signal: async (processId, signal) => void (await this.call(Method.ProcessSignal, { processId, signal })),
   };
+
+  /** The protocol generation the server speaks (2 for Codex 0.169 and later), learnt from `initialize`. */
+  get protocolGeneration(): 1 | 2 {
+    return this.generation.value;
+  }
+
+  /**
+   * Writes to a process's stdin by id (`closeStdin` ends it after the bytes).
+   * Generation 2 servers get a fresh `writeId` with each write.
+   */
+  async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
+    const chunk = Buffer.from(bytes).toString('base64');
+    const params = { processId, chunk, ...this.generation.writeMembers(processId), ...(options.closeStdin ? { closeStdin: true } : {}) };
+    return (await this.call<{ status: WriteStatus }>(Method.ProcessWrite, params)).status;
+  }
 
   environmentInfo(): Promise<EnvironmentInfoResult> {
     return this.call(Method.EnvironmentInfo, {});
   }
 
   async readFile(file: string): Promise<Buffer> {
-    const { dataBase64 } = await this.call<{ dataBase64: string }>(Method.FsReadFile, { path: file });
+    const { dataBase64 } = await this.call<{ dataBase64: string }>(Method.FsReadFile, { path: this.generation.path(file) });
     return Buffer.from(dataBase64, 'base64');
   }
 
   async writeFile(file: string, data: Uint8Array | string): Promise<void> {
-    await this.call(Method.FsWriteFile, { path: file, dataBase64: Buffer.from(data).toString('base64') });
+    await this.call(Method.FsWriteFile, { path: this.generation.path(file), dataBase64: Buffer.from(data).toString('base64') });
   }
 
   async createDirectory(dir: string, options: { recursive?: boolean } = {}): Promise<void> {
-    await this.call(Method.FsCreateDirectory, { path: dir, recursive: options.recursive ?? true });
+    await this.call(Method.FsCreateDirectory, { path: this.generation.path(dir), recursive: options.recursive ?? true });
   }
 
   getMetadata(file: string): Promise<FsMetadataResult> {
-    return this.call(Method.FsGetMetadata, { path: file });
+    return this.call(Method.FsGetMetadata, { path: this.generation.path(file) });
   }
 
   async readDirectory(dir: string): Promise<FsDirectoryEntry[]> {
-    return (await this.call<{ entries: FsDirectoryEntry[] }>(Method.FsReadDirectory, { path: dir })).entries;
+    return (await this.call<{ entries: FsDirectoryEntry[] }>(Method.FsReadDirectory, { path: this.generation.path(dir) })).entries;
   }
 
   async remove(target: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
-    await this.call(Method.FsRemove, { path: target, recursive: options.recursive ?? true, force: options.force ?? true });
+    await this.call(Method.FsRemove, { path: this.generation.path(target), recursive: options.recursive ?? true, force: options.force ?? true });
   }
 
   async copy(sourcePath: string, destinationPath: string, options: { recursive: boolean }): Promise<void> {
-    await this.call(Method.FsCopy, { sourcePath, destinationPath, recursive: options.recursive });
+    const paths = { sourcePath: this.generation.path(sourcePath), destinationPath: this.generation.path(destinationPath) };
+    await this.call(Method.FsCopy, { ...paths, recursive: options.recursive });
   }
 
   async canonicalize(file: string): Promise<string> {
-    return (await this.call<{ path: string }>(Method.FsCanonicalize, { path: file })).path;
+    const { path: answer } = await this.call<{ path: string }>(Method.FsCanonicalize, { path: this.generation.path(file) });
+    return this.generation.fromServer(answer);
   }
 
   async httpRequest(options: HttpRequestOptions): Promise<HttpResponse> {

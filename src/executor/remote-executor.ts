@@ -41,9 +41,8 @@ export class RemoteExecutor implements Executor {
     return decodeReadResult(await this.client.request<ProcessReadResult>(Method.ProcessRead, params));
   }
 
-  async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
-    const params = { processId, chunk: Buffer.from(bytes).toString('base64'), ...(options.closeStdin ? { closeStdin: true } : {}) };
-    return (await this.client.request<{ status: WriteStatus }>(Method.ProcessWrite, params)).status;
+  write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
+    return this.client.write(processId, bytes, options);
   }
 
   async terminate(processId: string): Promise<boolean> {

@@ -11,6 +11,8 @@ export type RequestId = string | number;
 export type InitializeParams = z.input<typeof S.InitializeParams>;
 export interface InitializeResult {
   sessionId: string;
+  /** Generation 2 servers (Codex 0.169) describe their environment here. */
+  environmentInfo?: { cwd?: string; [key: string]: unknown };
 }
 
 export type ProcessStartParams = z.input<typeof S.ProcessStartParams>;

@@ -1,0 +1,46 @@
+/**
+ * Speaking the server's protocol generation (PROTOCOL-V2.md). A server that
+ * answers `initialize` with `environmentInfo` is generation 2 (Codex 0.169):
+ * it wants `file://` URIs for every path and a `writeId` on every write, and
+ * answers paths as URIs. Generation 1 servers (ours, Codex 0.134) take native
+ * paths. The client's API stays in native paths either way.
+ */
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export class ServerGeneration {
+  private readonly writeCounters = new Map<string, number>();
+
+  constructor(
+    readonly value: 1 | 2,
+    /** The server's cwd, which relative paths resolve against (generation 2 needs absolute URIs). */
+    private readonly serverCwd: string | undefined,
+  ) {}
+
+  /** Learns the generation from an `initialize` result. */
+  static fromInitialize(result: { environmentInfo?: { cwd?: string } }): ServerGeneration {
+    if (!result.environmentInfo) return new ServerGeneration(1, undefined);
+    const cwd = result.environmentInfo.cwd;
+    return new ServerGeneration(2, cwd?.startsWith('file:') ? fileURLToPath(cwd) : cwd);
+  }
+
+  /** A path as the server wants it. */
+  path(native: string): string {
+    if (this.value === 1) return native;
+    const absolute = path.isAbsolute(native) || !this.serverCwd ? path.resolve(native) : path.resolve(this.serverCwd, native);
+    return pathToFileURL(absolute).href;
+  }
+
+  /** A path from an answer, as the client's API gives it (native). */
+  fromServer(answer: string): string {
+    return answer.startsWith('file:') ? fileURLToPath(answer) : answer;
+  }
+
+  /** The members a write carries: a fresh `writeId` per write and process in generation 2. */
+  writeMembers(processId: string): { writeId?: string } {
+    if (this.value === 1) return {};
+    const next = (this.writeCounters.get(processId) ?? 0) + 1;
+    this.writeCounters.set(processId, next);
+    return { writeId: String(next) };
+  }
+}
