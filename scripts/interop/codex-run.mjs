@@ -62,10 +62,11 @@ function killGroup(child) {
 /**
  * Options: codexBin, serverArgv (the server command the tap starts), serverEnv
  * (extra variables for the server), script (mock steps), prompt, runDir (fresh,
- * will be created), setup(workdir) (optional, prepares files), timeoutMs.
+ * will be created), setup(workdir) (optional, prepares files), timeoutMs,
+ * sandbox (a Codex `--sandbox` mode such as "workspace-write"; default: no sandbox).
  * Resolves to { exitCode, signal, timedOut, stdout, stderr, requests, tapLog, workdir, durationMs }.
  */
-export async function runCodex({ codexBin, serverArgv, serverEnv = {}, script, prompt, runDir, setup, timeoutMs = 45_000 }) {
+export async function runCodex({ codexBin, serverArgv, serverEnv = {}, script, prompt, runDir, setup, timeoutMs = 45_000, sandbox }) {
   const home = path.join(runDir, 'home');
   const workdir = path.join(runDir, 'work');
   const tapLog = path.join(runDir, 'tap.log');
@@ -84,7 +85,7 @@ export async function runCodex({ codexBin, serverArgv, serverEnv = {}, script, p
   const started = Date.now();
   const child = spawn(
     codexBin,
-    ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt],
+    ['exec', '--skip-git-repo-check', ...(sandbox ? ['--sandbox', sandbox] : ['--dangerously-bypass-approvals-and-sandbox']), prompt],
     // detached: its own process group, so a timeout can take down Codex and everything it started.
     { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );

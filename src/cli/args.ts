@@ -12,6 +12,7 @@ export interface CliOptions {
   logLevel: LogLevel;
   maxLineBytes: number;
   retentionMs: number;
+  bwrap: string | undefined;
 }
 
 export const USAGE = `Usage: exec-server [options]
@@ -23,6 +24,7 @@ Options:
   --log-level LEVEL       error | warn | info | debug (default: warn; env EXEC_SERVER_LOG)
   --max-line-bytes N      longest accepted input line (default: ${DEFAULT_MAX_LINE_BYTES}, minimum ${MIN_MAX_LINE_BYTES})
   --retention-ms N        how long a closed process stays readable (default: ${RETENTION_AFTER_CLOSE_MS})
+  --bwrap PATH            the bubblewrap that enforces sandbox policies (default: bwrap on PATH)
   -h, --help              show this help
   -v, --version           show the version
 `;
@@ -39,6 +41,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
         'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
         'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
+        bwrap: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -59,5 +62,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!Number.isInteger(retentionMs) || retentionMs < 0) {
     throw new UsageError(`--retention-ms: expected a non-negative integer, got "${values['retention-ms']}"`);
   }
-  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs };
+  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs, bwrap: values.bwrap };
 }

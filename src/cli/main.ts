@@ -41,6 +41,7 @@ function main(): void {
     output: process.stdout,
     maxLineBytes: options.maxLineBytes,
     retentionMs: options.retentionMs,
+    bwrap: options.bwrap,
     logger,
     extraMethods: extensions.methods,
     onShutdown: [extensions.shutdown],

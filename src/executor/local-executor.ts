@@ -33,7 +33,7 @@ export class LocalExecutor implements Executor {
     this.processes = new ProcessManager({
       output: (processId: string, seq: number, stream: OutputStream, bytes: Buffer) =>
         this.listeners.emit(processId, { type: 'output', seq, stream, chunk: bytes }),
-      exited: (processId: string, seq: number, exitCode: number) =>
+      exited: (processId: string, seq: number, exitCode: number, _sandboxDenied: boolean) =>
         this.listeners.emit(processId, { type: 'exited', seq, exitCode }),
       closed: (processId: string, seq: number) => this.listeners.emit(processId, { type: 'closed', seq }),
       generation: () => 1, // in-process callers get generation 1's shapes

@@ -81,6 +81,7 @@ export const Errors = {
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),
   pathInvalidOnPlatform: (value: string) => invalidRequest(`'${value}' is invalid on '${process.platform}'`),
   emptyWriteId: () => invalidParams('writeId must not be empty'),
+  sandboxUnavailable: () => internal('sandbox unavailable: bwrap not found (install bubblewrap)'),
   fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
   writeFileBase64: (detail: string) =>
     invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),

@@ -162,8 +162,8 @@ export class ExecServer {
     return {
       output: (processId: string, seq: number, stream: OutputStream, bytes: Buffer) =>
         this.notifyOutput(processId, seq, stream, bytes),
-      exited: (processId: string, seq: number, exitCode: number) =>
-        this.notify(Notification.ProcessExited, this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied: false } : { processId, seq, exitCode }),
+      exited: (processId: string, seq: number, exitCode: number, sandboxDenied: boolean) =>
+        this.notify(Notification.ProcessExited, this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied } : { processId, seq, exitCode }),
       generation: () => this.generation.value,
       closed: (processId: string, seq: number) => this.notify(Notification.ProcessClosed, { processId, seq }),
     };

@@ -7,11 +7,12 @@ import type { Generation } from '../client-generation.js';
 import type { Child, ChildEvents, ExitStatus } from './child.js';
 import { deferred } from '../deferred.js';
 import { OutputLog } from './output-log.js';
+import { likelySandboxDenied } from '../sandbox/denial.js';
 
 /** Where a process's events go, in seq order (the connection's notifications). */
 export interface ProcessEventSink {
   output(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void;
-  exited(processId: string, seq: number, exitCode: number): void;
+  exited(processId: string, seq: number, exitCode: number, sandboxDenied: boolean): void;
   closed(processId: string, seq: number): void;
   /** The client's protocol generation, which shapes exit codes and read results. */
   generation(): Generation;
@@ -39,6 +40,9 @@ export class ManagedProcess implements ChildEvents {
   /** Killed by `process/terminate`: later writes fail (§3.5). */
   terminated = false;
   stdinClosed = false;
+  /** Runs under a sandbox: its failures may be the sandbox's doing (`sandboxDenied`). */
+  sandboxed = false;
+  sandboxDenied = false;
   /** `writeId`s already applied: a repeated one is answered `accepted` and not written again. */
   readonly writeIds = new Set<string>();
   onClosed: (() => void) | undefined;
@@ -81,7 +85,8 @@ export class ManagedProcess implements ChildEvents {
     const exitCode = this.protocolExitCode(status);
     this.exited = true;
     this.exitCode = exitCode;
-    this.sink.exited(this.id, seq, exitCode);
+    this.sandboxDenied = this.sandboxed && likelySandboxDenied(exitCode, this.log.text());
+    this.sink.exited(this.id, seq, exitCode, this.sandboxDenied);
     this.wake();
     this.exitedSignal.resolve();
   }
@@ -128,7 +133,7 @@ export class ManagedProcess implements ChildEvents {
     if (this.sink.generation() === 1) return result;
     // Generation 2 counts exit and close too, unless maxBytes cut the output short.
     const cutShort = last !== undefined && this.log.lastSeq > last.seq;
-    return { ...result, nextSeq: cutShort ? last.seq + 1 : this.nextSeq, sandboxDenied: false };
+    return { ...result, nextSeq: cutShort ? last.seq + 1 : this.nextSeq, sandboxDenied: this.sandboxDenied };
   }
 
   private waitForEvent(timeoutMs: number): Promise<void> {

@@ -19,6 +19,11 @@ export class OutputLog {
 
   constructor(private readonly limit = RETAINED_OUTPUT_BYTES) {}
 
+  /** Every byte retained, as text (for looking for words in it). */
+  text(): string {
+    return Buffer.concat(this.chunks.slice(this.head).map((chunk) => chunk.bytes)).toString('utf8');
+  }
+
   /** The seq of the newest chunk retained, or 0. */
   get lastSeq(): number {
     return this.chunks.length > this.head ? this.chunks[this.chunks.length - 1]!.seq : 0;

@@ -12,7 +12,10 @@ import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
+import { confined, findBwrap } from '../sandbox/bwrap.js';
+import { confinementOf, type Confinement } from '../sandbox/policy.js';
 import { buildEnvironment } from './env-policy.js';
+import { findPerl } from './perl.js';
 import { Guardian } from './guardian.js';
 import { killGroup } from './kill.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
@@ -30,8 +33,13 @@ type StartParams = z.output<typeof S.ProcessStartParams>;
 type ReadParams = z.output<typeof S.ProcessReadParams>;
 type WriteParams = z.output<typeof S.ProcessWriteParams>;
 
+/** `sandboxType` in a generation-2 start result: Codex's name for a Linux sandbox, or none. */
+export type SandboxType = 'none' | 'linuxSeccomp';
+
 export interface ProcessManagerOptions {
   retentionMs?: number;
+  /** The bwrap that confines sandboxed starts (default: `bwrap` on PATH). */
+  bwrap?: string;
   /** The environment `envPolicy` inherits from (default: this process's). */
   serverEnv?: NodeJS.ProcessEnv;
 }
@@ -41,6 +49,7 @@ export class ProcessManager {
   private readonly guardian = new Guardian();
   private readonly retentionMs: number;
   private readonly serverEnv: NodeJS.ProcessEnv;
+  private readonly bwrapPath: string | undefined;
   private paused = false;
   private waitsReleased = false;
 
@@ -50,17 +59,21 @@ export class ProcessManager {
   ) {
     this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
     this.serverEnv = options.serverEnv ?? process.env;
+    this.bwrapPath = options.bwrap;
     this.guardian.ensure();
     preparePipes();
   }
 
-  async start(params: StartParams): Promise<{ processId: string; sandboxType?: 'none' }> {
+  async start(params: StartParams): Promise<{ processId: string; sandboxType?: SandboxType }> {
     const { processId, argv, tty } = params;
     if (argv.length === 0) throw Errors.emptyArgv();
     if (this.processes.has(processId)) throw Errors.processExists(processId);
-    refuseUnsupported(params);
-    const request = this.spawnRequest(params);
+    refuseUnsupported({ ...params, sandbox: undefined }); // the sandbox is enforced below
+    const unconfined = this.spawnRequest(params);
+    const confinement = confinementOf(params.sandbox, unconfined.env.TMPDIR ?? this.serverEnv.TMPDIR);
+    const request = confinement ? this.confine(unconfined, confinement, tty) : unconfined;
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink);
+    process.sandboxed = confinement !== undefined;
     this.processes.set(processId, process);
     let child: Child;
     try {
@@ -80,7 +93,15 @@ export class ProcessManager {
         if (this.processes.get(processId) === process) this.processes.delete(processId);
       }, this.retentionMs).unref();
     };
-    return this.sink.generation() === 2 ? { processId, sandboxType: 'none' } : { processId };
+    if (this.sink.generation() === 1) return { processId };
+    return { processId, sandboxType: confinement ? 'linuxSeccomp' : 'none' };
+  }
+
+  /** The start wrapped in bwrap; −32603 if bwrap is missing (never run unconfined). */
+  private confine(request: SpawnRequest, confinement: Confinement, tty: boolean): SpawnRequest {
+    const bwrap = findBwrap(this.bwrapPath);
+    if (!bwrap) throw Errors.sandboxUnavailable();
+    return confined(request, confinement, bwrap, { tty, perl: findPerl() });
   }
 
   private spawnRequest(params: StartParams): SpawnRequest {

@@ -1,0 +1,69 @@
+/**
+ * Confining a child with bubblewrap (`bwrap`, Debian's `bubblewrap`): the
+ * whole file system read-only, the policy's writable paths bound
+ * read-write, its read-only subpaths (a workspace's `.git`) bound over them,
+ * a fresh /dev and /proc, its own pid namespace, and no network when the
+ * policy restricts it.
+ *
+ * Process-tree semantics stay ours: the server starts `bwrap` as the child
+ * (its own group and session, as any child). bwrap's reaper is pid 1 of the
+ * new pid namespace and dies with bwrap (`--die-with-parent`); when pid 1 of
+ * a pid namespace dies the kernel kills everything in it, so killing the
+ * child's group kills the whole confined tree.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SpawnRequest } from '../process/child.js';
+import type { Confinement } from './policy.js';
+
+/** `bwrap` on `PATH` (or the given one); undefined if none is executable. */
+export function findBwrap(explicit: string | undefined, searchPath = process.env.PATH ?? ''): string | undefined {
+  const candidates = explicit ? [explicit] : searchPath.split(':').filter(Boolean).map((dir) => path.join(dir, 'bwrap'));
+  return candidates.find((candidate) => {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return fs.statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The real path of each existing entry, without duplicates (bwrap refuses a missing source). */
+function existing(paths: string[]): string[] {
+  const real = new Set<string>();
+  for (const candidate of paths) {
+    try {
+      real.add(fs.realpathSync(candidate));
+    } catch {
+      // missing: nothing to bind
+    }
+  }
+  return [...real];
+}
+
+/** bwrap's arguments for `confinement`, up to and including `--`. */
+export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean): string[] {
+  const args = ['--die-with-parent', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // A PTY child keeps its controlling terminal; a pipe child gets a new session, so it cannot push input into the server's terminal.
+  if (!tty) args.push('--new-session');
+  if (confinement.noNetwork) args.push('--unshare-net');
+  for (const dir of existing(confinement.writable)) args.push('--bind', dir, dir);
+  for (const dir of existing(confinement.readOnly)) args.push('--ro-bind', dir, dir);
+  args.push('--chdir', cwd, '--');
+  return args;
+}
+
+/**
+ * The same start, confined: bwrap runs the program by its resolved path.
+ * bwrap 0.8 cannot set argv[0], so an explicit `arg0` goes through perl's
+ * `exec {file} @argv` inside the sandbox.
+ */
+export function confined(request: SpawnRequest, confinement: Confinement, bwrap: string, options: { tty: boolean; perl: string | undefined }): SpawnRequest {
+  const explicitArg0 = request.argv0 !== request.program;
+  const inner =
+    explicitArg0 && options.perl
+      ? [options.perl, '-e', 'my $f = shift; exec {$f} @ARGV or die "$!\\n"', request.file, request.argv0, ...request.args]
+      : [request.file, ...request.args];
+  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, options.tty), ...inner] };
+}

@@ -1,0 +1,90 @@
+/**
+ * Codex's sandbox policy (PROTOCOL-V2.md, appendix "sandboxed runs"), as a
+ * generation-2 client sends it on `process/start`, reduced to what we
+ * enforce: which paths are writable, which stay read-only inside them, and
+ * whether the network is cut. Anything we do not understand is refused with
+ * a −32602 naming it, never ignored.
+ *
+ * The policy Codex 0.169 sends for `--sandbox workspace-write`:
+ *   file_system: restricted, entries: root → read; project_roots → write;
+ *   slash_tmp → write; tmpdir → write; project_roots/.git, .agents, .codex,
+ *   .aws → read (skipped when missing); network: restricted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Errors } from '../../protocol/errors.js';
+import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
+
+export interface Confinement {
+  /** Mounted writable, in order (later mounts override earlier ones). */
+  writable: string[];
+  /** Mounted read-only over the writable ones. */
+  readOnly: string[];
+  /** True when the policy restricts the network (it is then unshared). */
+  noNetwork: boolean;
+}
+
+interface Entry {
+  path?: { type?: unknown; value?: { kind?: unknown; subpath?: unknown } };
+  access?: unknown;
+  missing_path_behavior?: unknown;
+}
+
+const refuse = (what: string) => Errors.unsupportedMember('sandbox', `${what}; this exec-server cannot enforce it`);
+const SPECIAL_KINDS = new Set(['root', 'project_roots', 'slash_tmp', 'tmpdir']);
+
+function nativePath(value: unknown, member: string): string {
+  if (typeof value !== 'string') throw refuse(`${member} is not a path`);
+  return isFileUri(value) ? fileUriToPath(value) : value;
+}
+
+/** The directories a special path stands for. */
+function resolveSpecial(kind: string, roots: string[], tmpdir: string | undefined): string[] {
+  if (kind === 'root') return ['/'];
+  if (kind === 'project_roots') return roots;
+  if (kind === 'slash_tmp') return ['/tmp'];
+  return tmpdir ? [tmpdir] : [];
+}
+
+function entryPaths(entry: Entry, roots: string[], tmpdir: string | undefined): string[] {
+  const type = entry.path?.type;
+  const kind = entry.path?.value?.kind;
+  if (type !== 'special' || typeof kind !== 'string' || !SPECIAL_KINDS.has(kind)) {
+    throw refuse(`a file_system entry of path ${JSON.stringify(entry.path ?? null)}`);
+  }
+  const subpath = entry.path?.value?.subpath;
+  if (subpath !== undefined && (typeof subpath !== 'string' || subpath.split('/').includes('..'))) throw refuse(`the subpath ${JSON.stringify(subpath)}`);
+  const bases = resolveSpecial(kind, roots, tmpdir);
+  const paths = subpath ? bases.map((base) => path.join(base, subpath)) : bases;
+  if (entry.missing_path_behavior === 'skip') return paths.filter((candidate) => fs.existsSync(candidate));
+  if (entry.missing_path_behavior !== undefined) throw refuse(`missing_path_behavior ${JSON.stringify(entry.missing_path_behavior)}`);
+  return paths;
+}
+
+/**
+ * What `sandbox` asks for, or undefined when it confines nothing (absent,
+ * null, `permissions.type: "disabled"`). `tmpdir` is the child's TMPDIR.
+ */
+export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
+  if (sandbox === undefined || sandbox === null) return undefined;
+  if (typeof sandbox !== 'object') throw refuse('a sandbox that is not an object');
+  const { permissions, workspaceRoots, cwd } = sandbox as { permissions?: any; workspaceRoots?: unknown; cwd?: unknown };
+  if (permissions?.type === 'disabled') return undefined;
+  if (permissions?.type !== 'managed') throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
+  if (permissions.network !== 'restricted' && permissions.network !== 'enabled') throw refuse(`network ${JSON.stringify(permissions.network ?? null)}`);
+  const fileSystem = permissions.file_system;
+  if (fileSystem?.type !== 'restricted' || !Array.isArray(fileSystem.entries)) throw refuse(`file_system ${JSON.stringify(fileSystem?.type ?? null)}`);
+  const roots = Array.isArray(workspaceRoots) && workspaceRoots.length > 0 ? workspaceRoots.map((root, i) => nativePath(root, `workspaceRoots[${i}]`)) : cwd !== undefined ? [nativePath(cwd, 'cwd')] : [];
+  const confinement: Confinement = { writable: [], readOnly: [], noNetwork: permissions.network === 'restricted' };
+  let rootReadable = false;
+  for (const entry of fileSystem.entries as Entry[]) {
+    const paths = entryPaths(entry, roots, tmpdir);
+    if (entry.access === 'write') confinement.writable.push(...paths);
+    else if (entry.access === 'read') {
+      if (entry.path?.value?.kind === 'root' && !entry.path.value.subpath) rootReadable = true;
+      else confinement.readOnly.push(...paths);
+    } else throw refuse(`access ${JSON.stringify(entry.access ?? null)}`);
+  }
+  if (!rootReadable) throw refuse('a file system without read access to the root');
+  return confinement;
+}

@@ -1,0 +1,156 @@
+/**
+ * Sandbox policies enforced with bubblewrap, tested by trying to escape:
+ * writes outside the writable roots, through a symlink and `..`, the
+ * network, a PTY shell, and a terminated tree. The policy is the one Codex
+ * 0.169 sends for `--sandbox workspace-write` (PROTOCOL-V2.md appendix).
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findBwrap } from '../src/server/sandbox/bwrap.js';
+import { findByCmdline, waitDead } from './support/proc.js';
+import { BASE_ENV, ServerProcess } from './support/server-process.js';
+
+const special = (kind: string, access: string, extra: object = {}) => ({ path: { type: 'special', value: { kind, ...extra } }, access });
+/** Codex 0.169's workspace-write policy for `workspace`. */
+function workspaceWrite(workspace: string, network = 'restricted') {
+  return {
+    permissions: {
+      type: 'managed',
+      file_system: {
+        type: 'restricted',
+        entries: [
+          special('root', 'read'),
+          special('project_roots', 'write'),
+          special('slash_tmp', 'write'),
+          special('tmpdir', 'write'),
+          { ...special('project_roots', 'read', { subpath: '.git' }), missing_path_behavior: 'skip' },
+          { ...special('project_roots', 'read', { subpath: '.codex' }), missing_path_behavior: 'skip' },
+        ],
+      },
+      network,
+    },
+    cwd: pathToFileURL(workspace).href,
+    workspaceRoots: [pathToFileURL(workspace).href],
+  };
+}
+
+const hasBwrap = findBwrap(undefined) !== undefined;
+let workspace: string;
+let outside: string;
+let server: ServerProcess;
+let counter = 0;
+const servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  // Outside /tmp: the policy makes /tmp writable, and the point is a directory that is not.
+  const base = fs.mkdtempSync(path.join(os.homedir(), '.exec-server-sandbox-test-'));
+  workspace = path.join(base, 'work');
+  outside = path.join(base, 'outside');
+  fs.mkdirSync(path.join(workspace, '.git'), { recursive: true });
+  fs.mkdirSync(outside);
+  fs.symlinkSync(outside, path.join(workspace, 'link-out'));
+  server = await ServerProcess.started();
+});
+afterAll(async () => {
+  await server.dispose();
+  fs.rmSync(path.dirname(workspace), { recursive: true, force: true });
+});
+afterEach(async () => {
+  for (const extra of servers.splice(0)) await extra.dispose();
+});
+
+async function sandboxed(script: string, extra: object = {}) {
+  const processId = `sb${++counter}`;
+  const started = await server.request('process/start', {
+    processId, argv: ['bash', '-c', script], cwd: pathToFileURL(workspace).href, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace), ...extra,
+  });
+  await server.waitClosed(processId);
+  const exited = server.notifications(processId).find((m) => m.method === 'process/exited')!.params;
+  return { started, exited, output: server.output(processId).toString() };
+}
+
+describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
+  it('writes inside the workspace and /tmp, and nowhere else', async () => {
+    const result = await sandboxed(`echo in > inside.txt && echo ok-inside; echo t > /tmp/exec-server-sbx-${process.pid} && echo ok-tmp; echo x > ${outside}/escape.txt; echo rc=$?`);
+    expect(result.started).toEqual({ processId: expect.any(String), sandboxType: 'linuxSeccomp' });
+    expect(result.output).toContain('ok-inside');
+    expect(result.output).toContain('ok-tmp');
+    expect(result.output).toContain('Read-only file system');
+    expect(result.output).toContain('rc=1');
+    expect(fs.readFileSync(path.join(workspace, 'inside.txt'), 'utf8')).toBe('in\n');
+    expect(fs.existsSync(path.join(outside, 'escape.txt'))).toBe(false);
+    fs.rmSync(`/tmp/exec-server-sbx-${process.pid}`, { force: true });
+  });
+
+  it('denies escapes through a symlink, `..`, and into .git, and reports sandboxDenied', async () => {
+    const result = await sandboxed(`echo a > link-out/via-link; echo b > ../outside/via-dotdot; echo c > .git/config; touch /etc/exec-server-escape`);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(4);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.existsSync(path.join(workspace, '.git', 'config'))).toBe(false);
+    expect(fs.existsSync('/etc/exec-server-escape')).toBe(false);
+    expect(result.exited).toMatchObject({ exitCode: 1, sandboxDenied: true });
+  });
+
+  it('says sandboxDenied false for an ordinary failure', async () => {
+    expect((await sandboxed('exit 3')).exited).toMatchObject({ exitCode: 3, sandboxDenied: false });
+  });
+
+  it('cuts the network when the policy restricts it, even to loopback', async () => {
+    const listener = net.createServer((socket) => socket.end('hello\n'));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    try {
+      const denied = await sandboxed(`exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`);
+      expect(denied.output).toContain('refused');
+      const open = await sandboxed(`exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`, { sandbox: workspaceWrite(workspace, 'enabled') });
+      expect(open.output).toBe('hello\n');
+    } finally {
+      listener.close();
+    }
+  });
+
+  it('confines a PTY shell too', async () => {
+    const processId = `sb${++counter}`;
+    await server.request('process/start', {
+      processId, argv: ['bash', '-c', `tty >/dev/null && echo is-a-tty; touch ${outside}/pty-escape; echo done`], cwd: workspace, env: BASE_ENV, tty: true, sandbox: workspaceWrite(workspace),
+    });
+    await server.waitClosed(processId);
+    const output = server.output(processId).toString();
+    expect(output).toContain('is-a-tty');
+    expect(output).toContain('Read-only file system');
+    expect(fs.existsSync(path.join(outside, 'pty-escape'))).toBe(false);
+  });
+
+  it('kills the whole confined tree on terminate, grandchildren included', async () => {
+    const processId = `sb${++counter}`;
+    await server.request('process/start', {
+      processId, argv: ['bash', '-c', 'sleep 60.301 & setsid sleep 60.302 & echo up; wait'], cwd: workspace, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace),
+    });
+    await server.waitFor((m) => m.method === 'process/output' && m.params.processId === processId);
+    const inside = [...findByCmdline('60.301', 'sleep'), ...findByCmdline('60.302', 'sleep')];
+    expect(inside).toHaveLength(2);
+    await server.request('process/terminate', { processId });
+    await server.waitClosed(processId);
+    expect(await waitDead(inside)).toEqual([]);
+  });
+
+  it('refuses policy features it cannot enforce, naming them, and runs nothing', async () => {
+    const policy = workspaceWrite(workspace);
+    (policy.permissions.file_system.entries as object[]).push({ path: { type: 'special', value: { kind: 'home' } }, access: 'write' });
+    const error = await server.error('process/start', { processId: 'refused', argv: ['true'], cwd: workspace, env: BASE_ENV, tty: false, sandbox: policy });
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/^sandbox is not supported: a file_system entry of path .*home/);
+  });
+
+  it('answers -32603 when bwrap is missing, instead of running unconfined', async () => {
+    const noBwrap = await ServerProcess.started(['--bwrap', '/nonexistent/bwrap']);
+    servers.push(noBwrap);
+    const error = await noBwrap.error('process/start', { processId: 'x', argv: ['touch', `${outside}/unconfined`], cwd: workspace, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace) });
+    expect(error).toEqual({ code: -32603, message: 'sandbox unavailable: bwrap not found (install bubblewrap)' });
+    expect(fs.existsSync(path.join(outside, 'unconfined'))).toBe(false);
+  });
+});

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bwrapArgs } from '../../../../src/server/sandbox/bwrap.js';
+import { likelySandboxDenied } from '../../../../src/server/sandbox/denial.js';
+import { confinementOf } from '../../../../src/server/sandbox/policy.js';
+
+const special = (kind: string, access: string, extra: object = {}) => ({ path: { type: 'special', value: { kind, ...extra } }, access });
+const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-unit-'));
+fs.mkdirSync(path.join(workspace, '.git'));
+const policy = (entries: object[], network = 'restricted', extra: object = {}) => ({
+  permissions: { type: 'managed', file_system: { type: 'restricted', entries }, network },
+  workspaceRoots: [`file://${workspace}`],
+  ...extra,
+});
+
+describe('confinementOf', () => {
+  it('confines nothing for null, absent and disabled', () => {
+    for (const sandbox of [undefined, null, { permissions: { type: 'disabled' } }]) expect(confinementOf(sandbox, undefined)).toBeUndefined();
+  });
+
+  it("reads Codex's workspace-write policy", () => {
+    const confinement = confinementOf(
+      policy([
+        special('root', 'read'),
+        special('project_roots', 'write'),
+        special('slash_tmp', 'write'),
+        special('tmpdir', 'write'),
+        { ...special('project_roots', 'read', { subpath: '.git' }), missing_path_behavior: 'skip' },
+        { ...special('project_roots', 'read', { subpath: '.aws' }), missing_path_behavior: 'skip' },
+      ]),
+      '/var/tmp',
+    );
+    expect(confinement).toEqual({ writable: [workspace, '/tmp', '/var/tmp'], readOnly: [path.join(workspace, '.git')], noNetwork: true });
+  });
+
+  it('falls back to cwd without workspaceRoots, and keeps the network with "enabled"', () => {
+    const sandbox = { ...policy([special('root', 'read'), special('project_roots', 'write')], 'enabled'), workspaceRoots: undefined, cwd: `file://${workspace}` };
+    expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [], noNetwork: false });
+  });
+
+  it.each([
+    ['an unknown permissions type', { permissions: { type: 'external' } }, /permissions of type "external"/],
+    ['an unknown network value', policy([special('root', 'read')], 'proxied'), /network "proxied"/],
+    ['an unknown special path', policy([special('root', 'read'), special('home', 'write')]), /path .*home/],
+    ['an unknown access', policy([special('root', 'read'), special('project_roots', 'none')]), /access "none"/],
+    ['a subpath with ..', policy([special('root', 'read'), special('project_roots', 'write', { subpath: '../x' })]), /subpath/],
+    ['no read access to the root', policy([special('project_roots', 'write')]), /root/],
+  ])('refuses %s', (_what, sandbox, message) => {
+    expect(() => confinementOf(sandbox, undefined)).toThrow(message);
+  });
+});
+
+describe('bwrapArgs', () => {
+  it('binds the root read-only first, writable paths over it, read-only subpaths last, and skips missing ones', () => {
+    const args = bwrapArgs({ writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], noNetwork: true }, workspace, false);
+    const real = fs.realpathSync(workspace);
+    expect(args.join(' ')).toBe(
+      `--die-with-parent --unshare-pid --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} --ro-bind ${real}/.git ${real}/.git --chdir ${workspace} --`,
+    );
+    expect(bwrapArgs({ writable: [], readOnly: [], noNetwork: false }, '/', true)).not.toContain('--new-session');
+  });
+});
+
+describe('likelySandboxDenied', () => {
+  it.each([
+    [0, 'Read-only file system', false],
+    [1, 'touch: cannot touch x: Read-only file system', true],
+    [1, 'Operation not permitted', true],
+    [1, 'plain failure', false],
+    [127, 'command not found', false],
+    [126, 'Permission denied', true],
+    [159, '', true],
+  ])('exit %i with %j: %s', (code, output, expected) => {
+    expect(likelySandboxDenied(code, output)).toBe(expected);
+  });
+});
