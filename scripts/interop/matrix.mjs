@@ -72,6 +72,7 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
       runDir,
       setup: scenario.setup,
       timeoutMs,
+      sandbox: scenario.sandbox,
     });
   } catch (error) {
     return { ok: false, reasons: [`harness error: ${error.stack ?? error}`], tapLines: [], runDir, durationMs: 0 };

@@ -12,6 +12,7 @@
  * `yield_time_ms`; `session_id`, `chars`; `path`).
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { functionOutputs, outputText } from './mock-responses.mjs';
 import { excerpt, parseExecOutput } from './exec-output.mjs';
@@ -167,6 +168,39 @@ export const SCENARIOS = [
     },
   },
 ];
+
+/** The loopback listener of the sandbox scenario: a connection it accepts proves the network was open. */
+let listener;
+
+SCENARIOS.push({
+  // (h) Codex's default sandbox (--sandbox workspace-write): the workspace is writable, the rest of
+  // the file system is not, and the network is cut — proven through the agent.
+  name: 'sandbox',
+  modes: ['pipe'],
+  sandbox: 'workspace-write',
+  prompt: 'Try to write inside and outside the workspace, and to reach the network.',
+  setup: async (workdir) => {
+    fs.mkdirSync(path.join(workdir, '..', 'outside'), { recursive: true });
+    listener = net.createServer((socket) => socket.end('net-open\n'));
+    await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    fs.writeFileSync(path.join(workdir, '..', 'port'), String(listener.address().port));
+  },
+  script: ({ mode, workdir }) => [
+    exec(
+      `echo in > inside.txt && echo wrote-inside; touch ../outside/escape; echo outside-rc=$?; ` +
+        `(exec 3<>/dev/tcp/127.0.0.1/$(cat ../port) && head -1 <&3) 2>/dev/null || echo net-denied`,
+      mode,
+      { login: false },
+    ),
+  ],
+  check: ({ calls: [run], workdir }) => {
+    listener?.close();
+    const failures = expectOutput(run, 'exec_command', 'wrote-inside', 'outside-rc=1', 'net-denied');
+    if (!fs.existsSync(path.join(workdir, 'inside.txt'))) failures.push('inside.txt was not written in the workspace');
+    if (fs.existsSync(path.join(workdir, '..', 'outside', 'escape'))) failures.push('a file was written outside the workspace');
+    return failures;
+  },
+});
 
 /** Every (scenario, mode) pair, optionally only those whose name is in `only`. */
 export function scenarioCases(only) {

@@ -25,7 +25,7 @@ export interface Confinement {
 }
 
 interface Entry {
-  path?: { type?: unknown; value?: { kind?: unknown; subpath?: unknown } };
+  path?: { type?: unknown; path?: unknown; value?: { kind?: unknown; subpath?: unknown } };
   access?: unknown;
   missing_path_behavior?: unknown;
 }
@@ -48,6 +48,8 @@ function resolveSpecial(kind: string, roots: string[], tmpdir: string | undefine
 
 function entryPaths(entry: Entry, roots: string[], tmpdir: string | undefined): string[] {
   const type = entry.path?.type;
+  // `{type: "path", path}` names one absolute path (Codex 0.134's own profiles use it).
+  if (type === 'path') return skipMissing(entry, [absolute(nativePath(entry.path?.path, 'a file_system entry path'))]);
   const kind = entry.path?.value?.kind;
   if (type !== 'special' || typeof kind !== 'string' || !SPECIAL_KINDS.has(kind)) {
     throw refuse(`a file_system entry of path ${JSON.stringify(entry.path ?? null)}`);
@@ -55,7 +57,15 @@ function entryPaths(entry: Entry, roots: string[], tmpdir: string | undefined): 
   const subpath = entry.path?.value?.subpath;
   if (subpath !== undefined && (typeof subpath !== 'string' || subpath.split('/').includes('..'))) throw refuse(`the subpath ${JSON.stringify(subpath)}`);
   const bases = resolveSpecial(kind, roots, tmpdir);
-  const paths = subpath ? bases.map((base) => path.join(base, subpath)) : bases;
+  return skipMissing(entry, subpath ? bases.map((base) => path.join(base, subpath)) : bases);
+}
+
+function absolute(candidate: string): string {
+  if (!path.isAbsolute(candidate) || candidate.split('/').includes('..')) throw refuse(`the path ${JSON.stringify(candidate)}`);
+  return candidate;
+}
+
+function skipMissing(entry: Entry, paths: string[]): string[] {
   if (entry.missing_path_behavior === 'skip') return paths.filter((candidate) => fs.existsSync(candidate));
   if (entry.missing_path_behavior !== undefined) throw refuse(`missing_path_behavior ${JSON.stringify(entry.missing_path_behavior)}`);
   return paths;

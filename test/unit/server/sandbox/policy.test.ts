@@ -35,6 +35,12 @@ describe('confinementOf', () => {
     expect(confinement).toEqual({ writable: [workspace, '/tmp', '/var/tmp'], readOnly: [path.join(workspace, '.git')], noNetwork: true });
   });
 
+  it('takes plain paths, native or as URIs, and refuses relative ones', () => {
+    const sandbox = policy([special('root', 'read'), { path: { type: 'path', path: workspace }, access: 'write' }, { path: { type: 'path', path: `file://${workspace}/.git` }, access: 'read' }]);
+    expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [path.join(workspace, '.git')], noNetwork: true });
+    expect(() => confinementOf(policy([special('root', 'read'), { path: { type: 'path', path: 'rel' }, access: 'write' }]), undefined)).toThrow(/the path "rel"/);
+  });
+
   it('falls back to cwd without workspaceRoots, and keeps the network with "enabled"', () => {
     const sandbox = { ...policy([special('root', 'read'), special('project_roots', 'write')], 'enabled'), workspaceRoots: undefined, cwd: `file://${workspace}` };
     expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [], noNetwork: false });
