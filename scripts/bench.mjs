@@ -5,6 +5,7 @@
  * machine, and prints medians with ratios. Not a test: it asserts nothing.
  */
 import { spawn } from 'node:child_process';
+import { sandboxOverhead } from './bench/sandbox.mjs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
 import fs from 'node:fs';
@@ -362,6 +363,7 @@ async function measureAll(commands) {
     ['fairness', each(fairness)],
     ['files', each((command) => fileTransfer(command, scratch))],
     ['http', each((command) => httpRoundTrip(command, httpUrl))],
+    ['sandbox', each((command) => sandboxOverhead(command))],
   ];
   const results = mapValues(commands, () => ({}));
   const only = values.only?.split(',');
@@ -428,6 +430,10 @@ async function main() {
     ['fs/writeFile MiB/s', 'files', 'writeMiBps'],
     ['fs/writeFile RSS/payload', 'files', 'writeRssGrowthX'],
     ['http rtt p50 µs', 'http', 'p50'],
+    ['spawn p50 ms (plain)', 'sandbox', 'plainP50'],
+    ['sandboxed spawn p50 ms', 'sandbox', 'sandboxedP50'],
+    ['sandboxed spawn p99 ms', 'sandbox', 'sandboxedP99'],
+    ['sandbox adds p50 ms', 'sandbox', 'addedP50'],
   ];
   console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
   for (const [label, workload, field] of rows) {

@@ -56,6 +56,8 @@ export class PipePool {
       for (const pipe of opened) closePipe(pipe);
       return undefined;
     } finally {
+      // The child sees EOF on stdin, and we on its output, only once the spawner has closed its copies: now, not batched.
+      this.spawner.flushReleases();
       if (this.stock.length < LOW_WATER) void this.fill();
     }
   }
