@@ -8,18 +8,11 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findByCmdline, isAlive, waitDead, waitFound } from './support/proc.js';
-import { b64, BASE_ENV, CLI, ServerProcess, type Json } from './support/server-process.js';
+import { b64, BASE_ENV, CLI, ServerPool, type Json } from './support/server-process.js';
 
-const servers: ServerProcess[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.dispose();
-});
-
-async function started(): Promise<ServerProcess> {
-  const server = await ServerProcess.started();
-  servers.push(server);
-  return server;
-}
+const servers = new ServerPool();
+afterEach(() => servers.disposeAll());
+const started = () => servers.started();
 
 describe('the client misbehaves', () => {
   it('delivers a flood intact through a client frozen by SIGSTOP, then serves on', async () => {

@@ -9,20 +9,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, waitDead } from './support/proc.js';
-import { b64, ServerProcess } from './support/server-process.js';
+import { b64, ServerPool, type ServerProcess } from './support/server-process.js';
 
 const SPAWN_MODES = ['never', 'always'] as const;
-const servers: ServerProcess[] = [];
-
-async function startServer(mode: string): Promise<ServerProcess> {
-  const server = await ServerProcess.started([], { ...process.env, EXEC_SERVER_SPAWNER: mode });
-  servers.push(server);
-  return server;
-}
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.dispose();
-});
+const servers = new ServerPool();
+const startServer = (mode: string) => servers.started([], { ...process.env, EXEC_SERVER_SPAWNER: mode });
+afterEach(() => servers.disposeAll());
 
 let counter = 0;
 const nextId = () => `f${++counter}`;

@@ -8,23 +8,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
+import { b64, BASE_ENV, ServerPool, type ServerProcess } from './support/server-process.js';
 
 let tmp: string;
-const servers: ServerProcess[] = [];
+const servers = new ServerPool();
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-gen2-'));
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.dispose();
-});
-
-async function started(): Promise<ServerProcess> {
-  const server = await ServerProcess.started();
-  servers.push(server);
-  return server;
-}
+afterEach(() => servers.disposeAll());
+const started = () => servers.started();
 
 /** A server whose client has shown generation 2, as Codex 0.169 does right after initialize. */
 async function generation2(): Promise<ServerProcess> {

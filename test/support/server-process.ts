@@ -183,3 +183,21 @@ function base64Length(text: string): number {
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   return (text.length / 4) * 3 - padding;
 }
+
+/**
+ * Servers a test file starts, disposed of after each test:
+ * `const servers = new ServerPool(); afterEach(() => servers.disposeAll());`
+ */
+export class ServerPool {
+  private readonly servers: ServerProcess[] = [];
+
+  async started(args: string[] = [], env?: NodeJS.ProcessEnv): Promise<ServerProcess> {
+    const server = await ServerProcess.started(args, env);
+    this.servers.push(server);
+    return server;
+  }
+
+  async disposeAll(): Promise<void> {
+    for (const server of this.servers.splice(0)) await server.dispose();
+  }
+}
