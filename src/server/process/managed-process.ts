@@ -85,7 +85,8 @@ export class ManagedProcess implements ChildEvents {
     const exitCode = this.protocolExitCode(status);
     this.exited = true;
     this.exitCode = exitCode;
-    this.sandboxDenied = this.sandboxed && likelySandboxDenied(exitCode, this.log.text());
+    // Only a confined failure is worth reading the retained output for.
+    this.sandboxDenied = this.sandboxed && exitCode !== 0 && likelySandboxDenied(exitCode, this.log.text());
     this.sink.exited(this.id, seq, exitCode, this.sandboxDenied);
     this.wake();
     this.exitedSignal.resolve();
