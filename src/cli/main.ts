@@ -3,7 +3,7 @@
  * `exec-server`: serves the protocol on stdin/stdout until stdin ends or a
  * signal arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS).
  */
-import { createRequire } from 'node:module';
+import { executorVersion } from '../server/environment-info.js';
 import { ExecServer } from '../server/exec-server.js';
 import { createStderrLogger } from '../server/logger.js';
 import { serverExtensions } from '../server/extensions.js';
@@ -28,8 +28,7 @@ function main(): void {
     return;
   }
   if (options.version) {
-    const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-    process.stderr.write(`exec-server ${version}\n`);
+    process.stderr.write(`exec-server ${executorVersion()}\n`);
     return;
   }
   const logger = createStderrLogger(options.logLevel);

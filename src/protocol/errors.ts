@@ -64,7 +64,6 @@ export const Errors = {
   emptyArgv: () => invalidParams('argv must not be empty'),
   processExists: (id: string) => invalidRequest(`process ${id} already exists`),
   unknownProcess: (id: string) => invalidRequest(`unknown process id ${id}`),
-  processStarting: (id: string) => invalidRequest(`process id ${id} is starting`),
   notATty: (id: string) => invalidRequest(`process ${id} is not a tty`),
   spawnFailed: (message: string) => internal(message),
   nulByte: () => internal('nul byte found in provided data'),

@@ -9,16 +9,18 @@
  * From then on the connection answers in generation 2's shapes: `sandboxType`
  * and `sandboxDenied`, exit codes 128+signal, `nextSeq` counting every event.
  */
+import { Method } from '../protocol/methods.js';
+
 export type Generation = 1 | 2;
 
 const PATH_MEMBERS = ['path', 'sourcePath', 'destinationPath', 'cwd'];
 
 function showsGeneration2(method: string, params: unknown): boolean {
-  if (method === 'environment/status' || (method === 'environment/info' && params === null)) return true;
+  if (method === Method.EnvironmentStatus || (method === Method.EnvironmentInfo && params === null)) return true;
   if (typeof params !== 'object' || params === null) return false;
   const members = params as Record<string, unknown>;
-  if (method === 'process/write' && members.writeId !== undefined && members.writeId !== null) return true;
-  if (method === 'process/start' && 'sandbox' in members) return true;
+  if (method === Method.ProcessWrite && members.writeId !== undefined && members.writeId !== null) return true;
+  if (method === Method.ProcessStart && 'sandbox' in members) return true;
   return PATH_MEMBERS.some((name) => typeof members[name] === 'string' && (members[name] as string).startsWith('file:'));
 }
 

@@ -1,15 +1,14 @@
 /**
- * What a client may ask for that this server does not do (yet): process
- * confinement, a managed network, shell snapshots, credential masking.
- * Codex sends these members on every call, mostly empty; an empty one is
- * accepted. One that asks for something is refused with −32602 naming the
- * member, never ignored: a command must not run unconfined when its user
- * asked for a sandbox.
+ * What a client may ask for that this server does not do (yet): a managed
+ * network, shell snapshots, credential masking, and confinement of fs calls
+ * (`process/start` enforces its sandbox: `sandbox/policy.ts`). Codex sends
+ * these members on every call, mostly empty; an empty one is accepted. One
+ * that asks for something is refused with −32602 naming the member, never
+ * ignored: nothing may run unconfined when its user asked for a sandbox.
  */
 import { Errors } from '../protocol/errors.js';
 
 export interface CodexExtras {
-  sandbox?: unknown;
   enforceManagedNetwork?: unknown;
   managedNetwork?: unknown;
   networkProxy?: unknown;
@@ -18,7 +17,7 @@ export interface CodexExtras {
 }
 
 /** True for a sandbox that confines nothing: absent, null, or `permissions.type: "disabled"`. */
-export function isUnconfined(sandbox: unknown): boolean {
+function isUnconfined(sandbox: unknown): boolean {
   if (sandbox === undefined || sandbox === null) return true;
   const permissions = typeof sandbox === 'object' ? (sandbox as { permissions?: unknown }).permissions : undefined;
   return typeof permissions === 'object' && permissions !== null && (permissions as { type?: unknown }).type === 'disabled';
@@ -32,9 +31,13 @@ function describeSandbox(sandbox: unknown): string {
 
 const isEmpty = (value: unknown) => value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 
+/** Throws −32602 if an fs call's `sandbox` asks for confinement: fs calls are not confined yet. */
+export function refuseConfinedFs(sandbox: unknown): void {
+  if (!isUnconfined(sandbox)) throw Errors.unsupportedMember('sandbox', describeSandbox(sandbox));
+}
+
 /** Throws −32602 for the first member that asks for more than this server does. */
 export function refuseUnsupported(params: CodexExtras): void {
-  if (!isUnconfined(params.sandbox)) throw Errors.unsupportedMember('sandbox', describeSandbox(params.sandbox));
   if (params.enforceManagedNetwork !== undefined && params.enforceManagedNetwork !== null && params.enforceManagedNetwork !== false) {
     throw Errors.unsupportedMember('enforceManagedNetwork', 'a managed network cannot be enforced by this exec-server');
   }

@@ -3,15 +3,15 @@ import type { z } from 'zod';
 import { Method } from '../../protocol/methods.js';
 import * as S from '../../protocol/schemas.js';
 import { method, type MethodHandler, type MethodTable } from '../method-table.js';
-import { refuseUnsupported } from '../unsupported-requests.js';
-import * as ops from './fs-operations.js';
 import { sameFormAs } from '../../protocol/path-uri.js';
 import type { Generation } from '../client-generation.js';
+import { refuseConfinedFs } from '../unsupported-requests.js';
+import * as ops from './fs-operations.js';
 
 /** An fs method: a sandbox that asks for confinement is refused before anything is touched. */
 function fsMethod<S extends z.ZodType<{ sandbox?: unknown }>>(schema: S, struct: string, run: (params: z.output<S>) => unknown): MethodHandler {
   return method(schema, struct, (params) => {
-    refuseUnsupported({ sandbox: params.sandbox });
+    refuseConfinedFs(params.sandbox);
     return run(params);
   });
 }

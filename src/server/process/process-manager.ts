@@ -15,7 +15,6 @@ import { refuseUnsupported } from '../unsupported-requests.js';
 import { confined, findBwrap } from '../sandbox/bwrap.js';
 import { confinementOf, type Confinement } from '../sandbox/policy.js';
 import { buildEnvironment } from './env-policy.js';
-import { findPerl } from './perl.js';
 import { Guardian } from './guardian.js';
 import { killGroup } from './kill.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
@@ -68,7 +67,7 @@ export class ProcessManager {
     const { processId, argv, tty } = params;
     if (argv.length === 0) throw Errors.emptyArgv();
     if (this.processes.has(processId)) throw Errors.processExists(processId);
-    refuseUnsupported({ ...params, sandbox: undefined }); // the sandbox is enforced below
+    refuseUnsupported(params);
     const unconfined = this.spawnRequest(params);
     const confinement = confinementOf(params.sandbox, unconfined.env.TMPDIR ?? this.serverEnv.TMPDIR);
     const request = confinement ? this.confine(unconfined, confinement, tty) : unconfined;
@@ -101,7 +100,7 @@ export class ProcessManager {
   private confine(request: SpawnRequest, confinement: Confinement, tty: boolean): SpawnRequest {
     const bwrap = findBwrap(this.bwrapPath);
     if (!bwrap) throw Errors.sandboxUnavailable();
-    return confined(request, confinement, bwrap, { tty, perl: findPerl() });
+    return confined(request, confinement, bwrap, tty);
   }
 
   private spawnRequest(params: StartParams): SpawnRequest {

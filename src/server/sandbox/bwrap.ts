@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SpawnRequest } from '../process/child.js';
+import { perlExec } from '../process/perl.js';
 import type { Confinement } from './policy.js';
 
 /** `bwrap` on `PATH` (or the given one); undefined if none is executable. */
@@ -59,11 +60,8 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean): 
  * bwrap 0.8 cannot set argv[0], so an explicit `arg0` goes through perl's
  * `exec {file} @argv` inside the sandbox.
  */
-export function confined(request: SpawnRequest, confinement: Confinement, bwrap: string, options: { tty: boolean; perl: string | undefined }): SpawnRequest {
-  const explicitArg0 = request.argv0 !== request.program;
-  const inner =
-    explicitArg0 && options.perl
-      ? [options.perl, '-e', 'my $f = shift; exec {$f} @ARGV or die "$!\\n"', request.file, request.argv0, ...request.args]
-      : [request.file, ...request.args];
-  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, options.tty), ...inner] };
+export function confined(request: SpawnRequest, confinement: Confinement, bwrap: string, tty: boolean): SpawnRequest {
+  const viaPerl = request.argv0 !== request.program ? perlExec(request.file, request.argv0, request.args) : undefined;
+  const inner = viaPerl ? [viaPerl[0], ...viaPerl[1]] : [request.file, ...request.args];
+  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, tty), ...inner] };
 }
