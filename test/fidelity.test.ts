@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { isAlive, waitDead } from './support/proc.js';
 import { b64, ServerPool, type ServerProcess } from './support/server-process.js';
 
@@ -140,12 +140,10 @@ describe('streamed HTTP bodies under a slow client', () => {
       });
       for (const wake of headWaiters.splice(0)) wake();
     });
-    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+    base = await listenLoopback(web);
   });
   afterAll(async () => {
-    web.closeAllConnections();
-    await new Promise((resolve) => web.close(resolve));
+    await closeLoopback(web);
   });
 
   async function headsHeld(count: number): Promise<void> {

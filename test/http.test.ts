@@ -1,7 +1,7 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { ServerProcess } from './support/server-process.js';
 
 let server: ServerProcess;
@@ -18,14 +18,12 @@ beforeAll(async () => {
       route(req, res);
     });
   });
-  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  base = await listenLoopback(web);
   server = await ServerProcess.started();
 });
 afterAll(async () => {
   await server.dispose();
-  web.closeAllConnections();
-  await new Promise((resolve) => web.close(resolve));
+  await closeLoopback(web);
 });
 
 function route(req: http.IncomingMessage, res: http.ServerResponse): void {

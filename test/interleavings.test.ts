@@ -10,8 +10,8 @@
  */
 import fc from 'fast-check';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { findByEnviron, waitDead } from './support/proc.js';
 import { b64, ServerProcess, type Json } from './support/server-process.js';
 
@@ -63,14 +63,12 @@ beforeAll(async () => {
       }
     }, 1);
   });
-  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  base = await listenLoopback(web);
   server = await ServerProcess.started();
 });
 afterAll(async () => {
   await server.dispose();
-  web.closeAllConnections();
-  await new Promise((resolve) => web.close(resolve));
+  await closeLoopback(web);
 });
 
 function checkEvents(events: Json[]): void {

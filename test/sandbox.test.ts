@@ -12,31 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findBwrap } from '../src/server/sandbox/bwrap.js';
 import { findByCmdline, waitDead } from './support/proc.js';
+import { workspaceWrite } from './support/sandbox-policy.js';
 import { BASE_ENV, ServerProcess } from './support/server-process.js';
-
-const special = (kind: string, access: string, extra: object = {}) => ({ path: { type: 'special', value: { kind, ...extra } }, access });
-/** Codex 0.169's workspace-write policy for `workspace`. */
-function workspaceWrite(workspace: string, network = 'restricted') {
-  return {
-    permissions: {
-      type: 'managed',
-      file_system: {
-        type: 'restricted',
-        entries: [
-          special('root', 'read'),
-          special('project_roots', 'write'),
-          special('slash_tmp', 'write'),
-          special('tmpdir', 'write'),
-          { ...special('project_roots', 'read', { subpath: '.git' }), missing_path_behavior: 'skip' },
-          { ...special('project_roots', 'read', { subpath: '.codex' }), missing_path_behavior: 'skip' },
-        ],
-      },
-      network,
-    },
-    cwd: pathToFileURL(workspace).href,
-    workspaceRoots: [pathToFileURL(workspace).href],
-  };
-}
 
 const hasBwrap = findBwrap(undefined) !== undefined;
 let workspace: string;

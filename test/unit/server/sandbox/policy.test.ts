@@ -5,15 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../../../src/server/sandbox/bwrap.js';
 import { likelySandboxDenied } from '../../../../src/server/sandbox/denial.js';
 import { confinementOf } from '../../../../src/server/sandbox/policy.js';
+import { managedPolicy, special } from '../../../support/sandbox-policy.js';
 
-const special = (kind: string, access: string, extra: object = {}) => ({ path: { type: 'special', value: { kind, ...extra } }, access });
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-unit-'));
 fs.mkdirSync(path.join(workspace, '.git'));
-const policy = (entries: object[], network = 'restricted', extra: object = {}) => ({
-  permissions: { type: 'managed', file_system: { type: 'restricted', entries }, network },
-  workspaceRoots: [`file://${workspace}`],
-  ...extra,
-});
+const policy = (entries: object[], network = 'restricted') => managedPolicy(workspace, entries, network);
 
 describe('confinementOf', () => {
   it('confines nothing for null, absent and disabled', () => {
