@@ -72,6 +72,11 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
     expect(result.exited).toMatchObject({ exitCode: 1, sandboxDenied: true });
   });
 
+  it('keeps an explicit arg0 inside the sandbox', async () => {
+    const result = await sandboxed('tr "\\0" " " < /proc/$$/cmdline', { arg0: 'custom-name' });
+    expect(result.output.startsWith('custom-name -c ')).toBe(true);
+  });
+
   it('says sandboxDenied false for an ordinary failure', async () => {
     expect((await sandboxed('exit 3')).exited).toMatchObject({ exitCode: 3, sandboxDenied: false });
   });
