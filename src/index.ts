@@ -7,9 +7,9 @@
  * - The protocol types, method names and error codes are exported as well.
  */
 export * from './client/index.js';
-export { ExecServer, type ExecServerOptions, type NotificationChannel } from './server/exec-server.js';
+export { ExecServer, type ExecServerOptions } from './server/exec-server.js';
+export { ProcessRuntime, type ProcessRuntimeOptions, type SpawnerMode } from './server/process/runtime.js';
 export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './server/logger.js';
-export { serverExtensions } from './server/extensions.js';
 export { ErrorCode, ProtocolError, Method, Notification } from './protocol/index.js';
 export type * from './protocol/types.js';
 export * from './executor/index.js';

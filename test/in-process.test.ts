@@ -1,19 +1,12 @@
 /** The server and client as libraries in one Node process, over in-memory streams. */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, ExecServer, ExecServerClient, Method, serverExtensions, silentLogger } from '../src/index.js';
+import { ErrorCode, ExecServer, ExecServerClient, Method, silentLogger } from '../src/index.js';
 
 function inProcessServer() {
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
-  const extensions = serverExtensions();
-  const server = new ExecServer({
-    input: toServer,
-    output: fromServer,
-    logger: silentLogger,
-    extraMethods: extensions.methods,
-    onShutdown: [extensions.shutdown],
-  }).listen();
+  const server = new ExecServer({ input: toServer, output: fromServer, logger: silentLogger }).listen();
   return { server, toServer, fromServer };
 }
 

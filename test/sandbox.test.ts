@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findBwrap } from '../src/server/sandbox/bwrap.js';
-import { findByCmdline, waitDead } from './support/proc.js';
+import { waitDead, waitFound } from './support/proc.js';
 import { workspaceWrite } from './support/sandbox-policy.js';
 import { BASE_ENV, ServerProcess } from './support/server-process.js';
 
@@ -113,7 +113,8 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
       processId, argv: ['bash', '-c', 'sleep 60.301 & setsid sleep 60.302 & echo up; wait'], cwd: workspace, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace),
     });
     await server.waitFor((m) => m.method === 'process/output' && m.params.processId === processId);
-    const inside = [...findByCmdline('60.301', 'sleep'), ...findByCmdline('60.302', 'sleep')];
+    // `up` may come out before the background jobs have exec'd sleep.
+    const inside = [...(await waitFound('60.301', 'sleep')), ...(await waitFound('60.302', 'sleep'))];
     expect(inside).toHaveLength(2);
     await server.request('process/terminate', { processId });
     await server.waitClosed(processId);

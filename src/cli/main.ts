@@ -6,13 +6,18 @@
 import { executorVersion } from '../server/environment-info.js';
 import { ExecServer } from '../server/exec-server.js';
 import { createStderrLogger } from '../server/logger.js';
-import { serverExtensions } from '../server/extensions.js';
+import { ProcessRuntime, type SpawnerMode } from '../server/process/runtime.js';
 import { parseCli, USAGE, UsageError } from './args.js';
 import { closeInheritedDescriptors } from './inherited-fds.js';
 
 // stdout carries protocol messages only: a stray console.log must not corrupt it.
 console.log = console.error;
 console.info = console.error;
+
+/** `EXEC_SERVER_SPAWNER=always|never` overrides the spawner choice (tests run both ways). */
+function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
+  return value === 'always' || value === 'never' ? value : 'auto';
+}
 
 function main(): void {
   let options;
@@ -34,7 +39,9 @@ function main(): void {
   const logger = createStderrLogger(options.logLevel);
   const closed = closeInheritedDescriptors();
   if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);
-  const extensions = serverExtensions();
+  // Started now, before any PTY master exists that the guardian could inherit.
+  const runtime = new ProcessRuntime({ spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER) });
+  runtime.prepare();
   const server = new ExecServer({
     input: process.stdin,
     output: process.stdout,
@@ -42,8 +49,7 @@ function main(): void {
     retentionMs: options.retentionMs,
     bwrap: options.bwrap,
     logger,
-    extraMethods: extensions.methods,
-    onShutdown: [extensions.shutdown],
+    runtime,
   }).listen();
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => server.handleSignal(signal));

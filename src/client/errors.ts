@@ -9,8 +9,9 @@ export class ExecServerError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'ExecServerError';
   }
 }

@@ -11,104 +11,40 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
-import { Method, Notification } from '../protocol/methods.js';
-import type {
-  EnvironmentInfoResult,
-  FsDirectoryEntry,
-  FsMetadataResult,
-  HttpHeader,
-  HttpBodyDeltaNotification,
-  InitializeResult,
-  ProcessClosedNotification,
-  ProcessExitedNotification,
-  ProcessOutputNotification,
-  ProcessReadResult,
-  WriteStatus,
-} from '../protocol/types.js';
+import { bytesOf } from '../protocol/base64-payload.js';
+import { Notification, type MethodName, type NotificationName, type NotificationParamsOf, type ParamsOf, type ProducedResultOf, type ResultOf } from '../protocol/methods.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
 import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.js';
-import { EventQueue } from './event-queue.js';
-import { decodeReadResult, ProcessSession, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
+import { HttpBodies, httpParams } from './http-bodies.js';
+import {
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
+  type ConnectOptions,
+  type HttpRequestOptions,
+  type HttpResponse,
+  type HttpStreamResponse,
+  type SpawnOptions,
+  type StartOptions,
+} from './options.js';
+import { ProcessSession, type SessionBackend } from './process-session.js';
+import { ProtocolFacade } from './protocol-facade.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
-import { ServerGeneration } from './server-generation.js';
 import { ServerChild } from './server-child.js';
-
-export const DEFAULT_INITIALIZE_TIMEOUT_MS = 10_000;
-
-export interface ConnectOptions {
-  /** Sent as `clientName` in `initialize` (default "exec-server-client"). */
-  clientName?: string;
-  /** Asks the server to resume a session (the reference rejects unknown ids). */
-  resumeSessionId?: string;
-  /** How long the handshake may take (default 10 s). */
-  initializeTimeoutMs?: number;
-}
-
-export interface SpawnOptions extends ConnectOptions {
-  /** The server program (default: this package's own CLI, run by this Node). */
-  command?: string;
-  args?: string[];
-  /** The server's environment (default: this process's). */
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-export interface StartOptions {
-  argv: string[];
-  /** Default: a random UUID. */
-  processId?: string;
-  /** Default: this process's cwd. */
-  cwd?: string;
-  /** The child's whole environment (nothing is inherited). Default: `{ PATH }` of this process. */
-  env?: Record<string, string>;
-  tty?: boolean;
-  pipeStdin?: boolean;
-  arg0?: string;
-  size?: { rows: number; cols: number };
-  /**
-   * Keep events until the first consumer (iterator, listener, stream)
-   * attaches. Default true; set false when you only poll with `read()`, so
-   * that unconsumed output does not accumulate in memory.
-   */
-  bufferEvents?: boolean;
-}
-
-export interface HttpRequestOptions {
-  method: string;
-  url: string;
-  headers?: HttpHeader[];
-  body?: Uint8Array | string;
-  timeoutMs?: number;
-  requestId?: string;
-}
-
-export interface HttpResponse {
-  status: number;
-  headers: HttpHeader[];
-  body: Buffer;
-}
-
-export interface HttpStreamResponse {
-  status: number;
-  headers: HttpHeader[];
-  /** The body as it arrives; throws if the server reports a body error. */
-  body: AsyncIterable<Buffer>;
-}
+import { ServerGeneration } from './server-generation.js';
 
 /** This package's CLI, found from src/client or dist/client alike. */
 const OWN_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
 const EXIT_REPORT_WAIT_MS = 2000;
 
-export class ExecServerClient implements AsyncDisposable {
+export class ExecServerClient extends ProtocolFacade implements AsyncDisposable {
   /** The `sessionId` the server returned from `initialize`. */
   sessionId = '';
   /** The server's protocol generation, learnt from `initialize`. */
   private generation = new ServerGeneration(1, undefined);
   private readonly connection: MessageConnection;
   private readonly sessions = new Map<string, ProcessSession>();
-  private readonly bodies = new Map<string, EventQueue<Buffer | Error>>();
+  private readonly bodies = new HttpBodies();
   private failure: ExecServerClientError | undefined;
   private readonly disconnected: Promise<never>;
   private rejectAll!: (error: Error) => void;
@@ -120,6 +56,7 @@ export class ExecServerClient implements AsyncDisposable {
     private readonly output: Writable,
     private readonly child?: ServerChild,
   ) {
+    super();
     this.disconnected = new Promise<never>((_, reject) => (this.rejectAll = reject));
     this.disconnected.catch(() => undefined);
     const reader = new LineMessageReader(input, {
@@ -173,7 +110,7 @@ export class ExecServerClient implements AsyncDisposable {
       : new Promise<never>(() => undefined);
     try {
       const result = await Promise.race([
-        this.call<InitializeResult>(Method.Initialize, {
+        this.call('initialize', {
           clientName: options.clientName ?? 'exec-server-client',
           resumeSessionId: options.resumeSessionId ?? null,
         }),
@@ -182,7 +119,7 @@ export class ExecServerClient implements AsyncDisposable {
       ]);
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result);
-      await this.connection.sendNotification(Method.Initialized, {});
+      await this.connection.sendNotification(Notification.Initialized, {});
     } catch (error) {
       if (this.violation !== undefined) throw ClientErrors.protocolViolation(this.violation);
       // A server that dies mid-handshake first shows up as a closed stream: report its exit instead.
@@ -199,37 +136,12 @@ export class ExecServerClient implements AsyncDisposable {
   // ---- transport events ----
 
   private onNotification(method: string, params: unknown): void {
-    switch (method) {
-      case Notification.ProcessOutput: {
-        const p = params as ProcessOutputNotification;
-        this.routeOutput({ ...p, chunk: Buffer.from(p.chunk, 'base64') });
-        return;
-      }
-      case Notification.ProcessExited: {
-        const p = params as ProcessExitedNotification;
-        this.sessions.get(p.processId)?.receive({ type: 'exited', seq: p.seq, exitCode: p.exitCode });
-        return;
-      }
-      case Notification.ProcessClosed: {
-        const p = params as ProcessClosedNotification;
-        this.sessions.get(p.processId)?.receive({ type: 'closed', seq: p.seq });
-        return;
-      }
-      case Notification.HttpBodyDelta: {
-        const p = params as HttpBodyDeltaNotification;
-        const body = this.bodies.get(p.requestId);
-        if (!body) return;
-        if (p.deltaBase64) body.push(Buffer.from(p.deltaBase64, 'base64'));
-        if (p.done) {
-          if (p.error !== null) body.push(new Error(p.error));
-          body.end();
-          this.bodies.delete(p.requestId);
-        }
-        return;
-      }
-      default:
-        return; // unknown notifications are ignored
-    }
+    const is = <N extends NotificationName>(name: N, _params: unknown): _params is NotificationParamsOf<N> => method === name;
+    if (is(Notification.ProcessOutput, params)) this.routeOutput({ ...params, chunk: Buffer.from(params.chunk, 'base64') });
+    else if (is(Notification.ProcessExited, params)) this.sessions.get(params.processId)?.receive({ type: 'exited', seq: params.seq, exitCode: params.exitCode });
+    else if (is(Notification.ProcessClosed, params)) this.sessions.get(params.processId)?.receive({ type: 'closed', seq: params.seq });
+    else if (is(Notification.HttpBodyDelta, params)) this.bodies.receive(params);
+    // anything else is ignored
   }
 
   /** `process/output` lines skip JSON.parse and the dispatch queue (sessions re-order by seq). */
@@ -257,34 +169,40 @@ export class ExecServerClient implements AsyncDisposable {
     this.rejectAll(this.failure);
     for (const session of [...this.sessions.values()]) session.fail(this.failure.message);
     this.sessions.clear();
-    for (const body of this.bodies.values()) {
-      body.push(new Error(this.failure.message));
-      body.end();
-    }
-    this.bodies.clear();
+    this.bodies.failAll(this.failure.message);
     this.connection.dispose();
     if (this.child && !this.closing) void this.child.kill();
   }
 
   // ---- calls ----
 
-  private async call<T>(method: string, params: unknown): Promise<T> {
+  protected call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>> {
+    return this.send(method, params) as Promise<ProducedResultOf<M>>;
+  }
+
+  protected speech(): ServerGeneration {
+    return this.generation;
+  }
+
+  private async send(method: string, params: unknown): Promise<unknown> {
     if (this.failure) throw this.failure;
     try {
-      return await Promise.race([this.connection.sendRequest<T>(method, params), this.disconnected]);
+      return await Promise.race([this.connection.sendRequest(method, params), this.disconnected]);
     } catch (error) {
-      if (error instanceof ResponseError) throw new ExecServerError(error.code, error.message);
+      if (error instanceof ResponseError) throw new ExecServerError(error.code, error.message, { cause: error });
       if (this.failure) throw this.failure;
       throw error;
     }
   }
 
   /**
-   * Sends any request and returns its raw result (base64 stays base64).
-   * The typed methods below are preferred; this is for methods they do not cover.
+   * Sends any request and returns its raw result (base64 stays base64):
+   * typed for the methods of the protocol table, untyped for others.
    */
-  request<T = unknown>(method: string, params?: unknown): Promise<T> {
-    return this.call<T>(method, params);
+  request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  request<T = unknown>(method: string, params?: unknown): Promise<T>;
+  request(method: string, params?: unknown): Promise<unknown> {
+    return this.send(method, params);
   }
 
   /** Starts a process and returns its session (events in seq order). */
@@ -299,7 +217,7 @@ export class ExecServerClient implements AsyncDisposable {
       if (this.sessions.get(processId) === session) this.sessions.delete(processId);
     };
     try {
-      await this.call(Method.ProcessStart, {
+      await this.call('process/start', {
         processId,
         argv: options.argv,
         cwd: this.generation.path(options.cwd ?? process.cwd()),
@@ -322,13 +240,11 @@ export class ExecServerClient implements AsyncDisposable {
   }
 
   private readonly backend: SessionBackend = {
-    read: async (processId: string, options: ReadOptions): Promise<ReadResult> => {
-      return decodeReadResult(await this.call<ProcessReadResult>(Method.ProcessRead, { processId, ...options }));
-    },
+    read: (processId, options) => this.readProcess(processId, options),
     write: (processId, bytes, closeStdin) => this.write(processId, bytes, { closeStdin }),
-    terminate: async (processId) => (await this.call<{ running: boolean }>(Method.ProcessTerminate, { processId })).running,
-    resize: async (processId, rows, cols) => void (await this.call(Method.ProcessResize, { processId, rows, cols })),
-    signal: async (processId, signal) => void (await this.call(Method.ProcessSignal, { processId, signal })),
+    terminate: (processId) => this.terminate(processId),
+    resize: (processId, rows, cols) => this.resize(processId, rows, cols),
+    signal: (processId, signal) => this.signal(processId, signal),
   };
 
   /** The protocol generation the server speaks (2 for Codex 0.169 and later), learnt from `initialize`. */
@@ -336,73 +252,26 @@ export class ExecServerClient implements AsyncDisposable {
     return this.generation.value;
   }
 
-  /**
-   * Writes to a process's stdin by id (`closeStdin` ends it after the bytes).
-   * Generation 2 servers get a fresh `writeId` with each write.
-   */
-  async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
-    const chunk = Buffer.from(bytes).toString('base64');
-    const params = { processId, chunk, ...this.generation.writeMembers(processId), ...(options.closeStdin ? { closeStdin: true } : {}) };
-    return (await this.call<{ status: WriteStatus }>(Method.ProcessWrite, params)).status;
+  /** How this server wants paths and writes; executors built on this client speak the same. */
+  get serverGeneration(): ServerGeneration {
+    return this.generation;
   }
 
-  environmentInfo(): Promise<EnvironmentInfoResult> {
-    return this.call(Method.EnvironmentInfo, {});
-  }
-
-  async readFile(file: string): Promise<Buffer> {
-    const { dataBase64 } = await this.call<{ dataBase64: string }>(Method.FsReadFile, { path: this.generation.path(file) });
-    return Buffer.from(dataBase64, 'base64');
-  }
-
-  async writeFile(file: string, data: Uint8Array | string): Promise<void> {
-    await this.call(Method.FsWriteFile, { path: this.generation.path(file), dataBase64: Buffer.from(data).toString('base64') });
-  }
-
-  async createDirectory(dir: string, options: { recursive?: boolean } = {}): Promise<void> {
-    await this.call(Method.FsCreateDirectory, { path: this.generation.path(dir), recursive: options.recursive ?? true });
-  }
-
-  getMetadata(file: string): Promise<FsMetadataResult> {
-    return this.call(Method.FsGetMetadata, { path: this.generation.path(file) });
-  }
-
-  async readDirectory(dir: string): Promise<FsDirectoryEntry[]> {
-    return (await this.call<{ entries: FsDirectoryEntry[] }>(Method.FsReadDirectory, { path: this.generation.path(dir) })).entries;
-  }
-
-  async remove(target: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
-    await this.call(Method.FsRemove, { path: this.generation.path(target), recursive: options.recursive ?? true, force: options.force ?? true });
-  }
-
-  async copy(sourcePath: string, destinationPath: string, options: { recursive: boolean }): Promise<void> {
-    const paths = { sourcePath: this.generation.path(sourcePath), destinationPath: this.generation.path(destinationPath) };
-    await this.call(Method.FsCopy, { ...paths, recursive: options.recursive });
-  }
-
-  async canonicalize(file: string): Promise<string> {
-    const { path: answer } = await this.call<{ path: string }>(Method.FsCanonicalize, { path: this.generation.path(file) });
-    return this.generation.fromServer(answer);
-  }
-
+  /** Makes an HTTP request from the server's machine and collects the body. */
   async httpRequest(options: HttpRequestOptions): Promise<HttpResponse> {
-    const result = await this.call<{ status: number; headers: HttpHeader[]; bodyBase64: string }>(
-      Method.HttpRequest,
-      httpParams(options, false),
-    );
-    return { status: result.status, headers: result.headers, body: Buffer.from(result.bodyBase64, 'base64') };
+    const result = await this.call('http/request', httpParams(options, false));
+    return { status: result.status, headers: result.headers, body: bytesOf(result.bodyBase64) };
   }
 
   /** Like `httpRequest`, but resolves at the headers and streams the body. */
   async httpRequestStream(options: HttpRequestOptions): Promise<HttpStreamResponse> {
     const params = httpParams(options, true);
-    const queue = new EventQueue<Buffer | Error>();
-    this.bodies.set(params.requestId, queue);
+    const body = this.bodies.open(params.requestId);
     try {
-      const result = await this.call<{ status: number; headers: HttpHeader[] }>(Method.HttpRequest, params);
-      return { status: result.status, headers: result.headers, body: bodyIterable(queue) };
+      const result = await this.call('http/request', params);
+      return { status: result.status, headers: result.headers, body };
     } catch (error) {
-      this.bodies.delete(params.requestId);
+      this.bodies.discard(params.requestId);
       throw error;
     }
   }
@@ -427,23 +296,4 @@ export class ExecServerClient implements AsyncDisposable {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function httpParams(options: HttpRequestOptions, streamResponse: boolean) {
-  return {
-    method: options.method,
-    url: options.url,
-    requestId: options.requestId ?? randomUUID(),
-    headers: options.headers ?? [],
-    bodyBase64: options.body === undefined ? null : Buffer.from(options.body).toString('base64'),
-    timeoutMs: options.timeoutMs ?? null,
-    streamResponse,
-  };
-}
-
-async function* bodyIterable(queue: EventQueue<Buffer | Error>): AsyncGenerator<Buffer> {
-  for await (const item of queue) {
-    if (item instanceof Error) throw item;
-    yield item;
-  }
 }

@@ -1,5 +1,5 @@
+export { ExecServerClient } from './exec-server-client.js';
 export {
-  ExecServerClient,
   DEFAULT_INITIALIZE_TIMEOUT_MS,
   type ConnectOptions,
   type SpawnOptions,
@@ -7,7 +7,7 @@ export {
   type HttpRequestOptions,
   type HttpResponse,
   type HttpStreamResponse,
-} from './exec-server-client.js';
+} from './options.js';
 export { ProcessSession, type ProcessEvent, type ReadOptions, type ReadResult } from './process-session.js';
 export { ExecServerError, ExecServerClientError, DISCONNECTED, type ClientErrorKind } from './errors.js';
 export type { RunOptions, RunResult } from './run.js';

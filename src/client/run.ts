@@ -2,7 +2,7 @@
  * `client.run()`: the common case of running one command to completion and
  * collecting its output, with an optional timeout and output cap.
  */
-import type { StartOptions } from './exec-server-client.js';
+import type { StartOptions } from './options.js';
 import type { ProcessSession } from './process-session.js';
 
 export interface RunOptions {

@@ -1,6 +1,7 @@
 /** Picks an executor: nothing given → local; a command → spawned server; streams → connected server. */
 import type { Readable, Writable } from 'node:stream';
-import { ExecServerClient, type ConnectOptions } from '../client/exec-server-client.js';
+import { ExecServerClient } from '../client/exec-server-client.js';
+import type { ConnectOptions } from '../client/options.js';
 import type { Executor } from './executor.js';
 import { LocalExecutor } from './local-executor.js';
 import { RemoteExecutor } from './remote-executor.js';

@@ -1,120 +1,86 @@
 /**
- * The executor that runs processes in this Node process: the server's own
- * process manager and filesystem methods, called through the server's method
- * table (same params decoding, same errors) but without JSON or a helper
- * process in between.
+ * The executor that runs processes in this Node process: a server session
+ * of its own, reached without JSON or a helper process in between, so
+ * requests go through the server's own dispatcher (same gate, params
+ * decoding and errors). Nothing starts until the first call.
  */
-import { decodeReadResult, type ReadResult } from '../client/process-session.js';
 import { ExecServerError } from '../client/errors.js';
-import { decodeParams } from '../protocol/decode.js';
-import { ProtocolError } from '../protocol/errors.js';
-import { Method } from '../protocol/methods.js';
-import type {
-  FsDirectoryEntry,
-  FsMetadataResult,
-  OutputStream,
-  ProcessReadResult,
-  WriteStatus,
-} from '../protocol/types.js';
-import { fsMethods } from '../server/fs/fs-methods.js';
-import type { MethodTable } from '../server/method-table.js';
-import { ProcessManager } from '../server/process/process-manager.js';
-import { processMethods } from '../server/process-methods.js';
-import type { Base64Payload } from '../transport/line-writer.js';
+import type { ReadResult } from '../client/process-session.js';
+import { ProtocolFacade } from '../client/protocol-facade.js';
+import { ServerGeneration } from '../client/server-generation.js';
+import type { ProtocolError } from '../protocol/errors.js';
+import { Notification, type MethodName, type NotificationName, type NotificationParamsOf, type ParamsOf, type ProducedResultOf } from '../protocol/methods.js';
+import { ProcessRuntime } from '../server/process/runtime.js';
+import { ServerSession } from '../server/session.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';
 import { ListenerSet } from './listeners.js';
 
-export class LocalExecutor implements Executor {
-  private readonly listeners = new ListenerSet();
-  private readonly processes: ProcessManager;
-  private readonly methods: MethodTable;
+export interface LocalExecutorOptions {
+  /** Shared with other servers in this process (default: one of its own, stopped by `close`). */
+  runtime?: ProcessRuntime;
+}
 
-  constructor() {
-    this.processes = new ProcessManager({
-      output: (processId: string, seq: number, stream: OutputStream, bytes: Buffer) =>
-        this.listeners.emit(processId, { type: 'output', seq, stream, chunk: bytes }),
-      exited: (processId: string, seq: number, exitCode: number, _sandboxDenied: boolean) =>
-        this.listeners.emit(processId, { type: 'exited', seq, exitCode }),
-      closed: (processId: string, seq: number) => this.listeners.emit(processId, { type: 'closed', seq }),
-      generation: () => 1, // in-process callers get generation 1's shapes
-    });
-    this.methods = { ...processMethods(this.processes, () => 1), ...fsMethods(() => 1) };
+export class LocalExecutor extends ProtocolFacade implements Executor {
+  private readonly listeners = new ListenerSet();
+  private readonly native = new ServerGeneration(1, undefined);
+  private session: ServerSession | undefined;
+  private runtime: ProcessRuntime | undefined;
+
+  constructor(private readonly options: LocalExecutorOptions = {}) {
+    super();
   }
 
-  /** Runs a method exactly as the server would, minus the wire. */
-  private async invoke<T>(method: string, params: unknown): Promise<T> {
-    const handler = this.methods[method]!;
+  protected async call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>> {
     try {
-      return (await handler.run(decodeParams(handler.schema, params, handler.struct))) as T;
+      return (await this.opened().dispatch(method, params)) as ProducedResultOf<M>;
     } catch (error) {
-      if (error instanceof ProtocolError) throw new ExecServerError(error.code, error.message);
-      throw error;
+      const { code, message } = error as ProtocolError;
+      throw new ExecServerError(code, message, { cause: error });
     }
   }
 
-  start(params: ExecutorStartParams): Promise<{ processId: string }> {
-    return this.invoke(Method.ProcessStart, params);
+  protected speech(): ServerGeneration {
+    return this.native;
   }
 
-  async read(params: ExecutorReadParams): Promise<ReadResult> {
-    return decodeReadResult(await this.invoke<ProcessReadResult>(Method.ProcessRead, params));
+  /** The session, created and initialized on first use. */
+  private opened(): ServerSession {
+    if (this.session) return this.session;
+    this.runtime = this.options.runtime ?? new ProcessRuntime();
+    this.session = new ServerSession(
+      {
+        notify: (name, params) => this.onNotification(name, params),
+        output: (processId, seq, stream, chunk) => this.listeners.emit(processId, { type: 'output', seq, stream, chunk }),
+        isCongested: () => false,
+        onResume: () => undefined,
+      },
+      { runtime: this.runtime },
+    );
+    void this.session.dispatch('initialize', { clientName: 'local-executor' });
+    this.session.notification(Notification.Initialized, {});
+    return this.session;
   }
 
-  async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
-    const chunk = Buffer.from(bytes).toString('base64');
-    const params = { processId, chunk, ...(options.closeStdin ? { closeStdin: true } : {}) };
-    return (await this.invoke<{ status: WriteStatus }>(Method.ProcessWrite, params)).status;
+  private onNotification<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void {
+    const is = <K extends NotificationName>(wanted: K, _params: unknown): _params is NotificationParamsOf<K> => name === (wanted as string);
+    if (is(Notification.ProcessExited, params)) this.listeners.emit(params.processId, { type: 'exited', seq: params.seq, exitCode: params.exitCode });
+    else if (is(Notification.ProcessClosed, params)) this.listeners.emit(params.processId, { type: 'closed', seq: params.seq });
   }
 
-  async terminate(processId: string): Promise<boolean> {
-    return (await this.invoke<{ running: boolean }>(Method.ProcessTerminate, { processId })).running;
+  async start(params: ExecutorStartParams): Promise<{ processId: string }> {
+    return { processId: (await this.call('process/start', params)).processId };
   }
 
-  async resize(processId: string, rows: number, cols: number): Promise<void> {
-    await this.invoke(Method.ProcessResize, { processId, rows, cols });
-  }
-
-  async signal(processId: string, signal: string): Promise<void> {
-    await this.invoke(Method.ProcessSignal, { processId, signal });
+  read({ processId, ...options }: ExecutorReadParams): Promise<ReadResult> {
+    return this.readProcess(processId, options);
   }
 
   onEvent(listener: ExecutorEventListener): () => void {
     return this.listeners.add(listener);
   }
 
-  async readFile(path: string): Promise<Buffer> {
-    return (await this.invoke<{ dataBase64: Base64Payload }>(Method.FsReadFile, { path })).dataBase64.bytes;
-  }
-
-  async writeFile(path: string, data: Uint8Array): Promise<void> {
-    await this.invoke(Method.FsWriteFile, { path, dataBase64: Buffer.from(data).toString('base64') });
-  }
-
-  async createDirectory(path: string, options: { recursive?: boolean } = {}): Promise<void> {
-    await this.invoke(Method.FsCreateDirectory, { path, recursive: options.recursive ?? true });
-  }
-
-  getMetadata(path: string): Promise<FsMetadataResult> {
-    return this.invoke(Method.FsGetMetadata, { path });
-  }
-
-  async readDirectory(path: string): Promise<FsDirectoryEntry[]> {
-    return (await this.invoke<{ entries: FsDirectoryEntry[] }>(Method.FsReadDirectory, { path })).entries;
-  }
-
-  async remove(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
-    await this.invoke(Method.FsRemove, { path, recursive: options.recursive ?? true, force: options.force ?? true });
-  }
-
-  async copy(sourcePath: string, destinationPath: string, options: { recursive: boolean }): Promise<void> {
-    await this.invoke(Method.FsCopy, { sourcePath, destinationPath, recursive: options.recursive });
-  }
-
-  async canonicalize(path: string): Promise<string> {
-    return (await this.invoke<{ path: string }>(Method.FsCanonicalize, { path })).path;
-  }
-
   async close(): Promise<void> {
-    await this.processes.shutdown();
+    await this.session?.shutdown();
+    if (!this.options.runtime) this.runtime?.stop();
   }
 }

@@ -6,9 +6,9 @@
  * validate first and only then let Buffer do the (fast) decoding.
  */
 
-import { claimPayload } from './decoded-payloads.js';
-
 export type Base64Result = { ok: true; bytes: Buffer } | { ok: false; error: string };
+/** Decodes a base64 param (a connection's decoder also knows its pre-decoded payloads). */
+export type Base64Decoder = (text: string) => Base64Result;
 
 const PAD = 61; // '='
 
@@ -23,8 +23,6 @@ function alphabetValue(code: number): number {
 
 /** Decodes `text`, or says exactly why it is not canonical base64. */
 export function decodeBase64(text: string): Base64Result {
-  const decoded = claimPayload(text);
-  if (decoded) return { ok: true, bytes: decoded };
   const bytes = Buffer.from(text, 'base64');
   if (isCanonical(text, bytes)) return { ok: true, bytes };
   return { ok: false, error: findError(text) ?? 'Invalid padding' };

@@ -21,8 +21,8 @@ export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 export class ProtocolError extends Error {
   readonly code: number;
 
-  constructor(code: number, message: string) {
-    super(message);
+  constructor(code: number, message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'ProtocolError';
     this.code = code;
   }
@@ -55,7 +55,7 @@ export const Errors = {
     invalidRequest(`client must send initialized before using ${family} methods`),
 
   /** An unexpected failure inside a handler (a bug, not a protocol case). */
-  internal: (detail: string) => internal(`internal error: ${detail}`),
+  internal: (detail: string, cause?: unknown) => new ProtocolError(ErrorCode.InternalError, `internal error: ${detail}`, { cause }),
 
   // --- params (§1.4) ---
   invalidParams,

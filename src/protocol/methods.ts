@@ -1,8 +1,109 @@
-/** Method names (PROTOCOL.md §0) and the lifecycle gate family of each (§2.3). */
+/**
+ * The protocol, described once: every request method with its params schema,
+ * result schema, lifecycle-gate family and the generations that send it;
+ * every notification with its params. The server's handlers, the client's
+ * calls and both executors are typed from this table, and the JSON Schema in
+ * `schema/` is generated from it. To add a method, add an entry here.
+ */
+import type { z } from 'zod';
+import type { Base64Payload } from './base64-payload.js';
+import * as R from './results.js';
+import * as P from './schemas.js';
 
+/** 1: Codex 0.134's protocol (PROTOCOL.md); 2: Codex 0.169's (PROTOCOL-V2.md). */
+export type Generation = 1 | 2;
+/** The family named in "client must call initialize before using <family> methods" (§2.3). */
+export type GateFamily = 'exec' | 'filesystem' | 'http' | 'environment';
+
+export interface MethodSpec<
+  Params extends z.ZodType = z.ZodType,
+  Result extends z.ZodType = z.ZodType,
+  Family extends GateFamily | undefined = GateFamily | undefined,
+> {
+  readonly params: Params;
+  /** The struct serde names in "invalid type: …, expected struct X". */
+  readonly struct: string;
+  readonly result: Result;
+  /** Undefined: callable before the handshake completes. */
+  readonly family: Family;
+  /** The protocol generations whose clients send it (an extension of ours is listed under 1). */
+  readonly generations: readonly Generation[];
+  readonly summary: string;
+}
+
+export interface NotificationSpec<Params extends z.ZodType = z.ZodType> {
+  readonly params: Params;
+  readonly direction: 'toClient' | 'toServer';
+  readonly generations: readonly Generation[];
+  readonly summary: string;
+}
+
+const BOTH = [1, 2] as const;
+const spec = <Params extends z.ZodType, Result extends z.ZodType, Family extends GateFamily | undefined>(
+  value: MethodSpec<Params, Result, Family>,
+) => value;
+const notification = <Params extends z.ZodType>(value: NotificationSpec<Params>) => value;
+
+export const Methods = {
+  initialize: spec({ params: P.InitializeParams, struct: 'InitializeParams', result: R.InitializeResult, family: undefined, generations: BOTH, summary: 'Opens the session; once per connection.' }),
+  'process/start': spec({ params: P.ProcessStartParams, struct: 'ExecParams', result: R.ProcessStartResult, family: 'exec', generations: BOTH, summary: 'Starts a process on pipes or a PTY.' }),
+  'process/read': spec({ params: P.ProcessReadParams, struct: 'ReadParams', result: R.ProcessReadResult, family: 'exec', generations: BOTH, summary: 'Reads retained output after a seq, optionally waiting for more.' }),
+  'process/write': spec({ params: P.ProcessWriteParams, struct: 'WriteParams', result: R.ProcessWriteResult, family: 'exec', generations: BOTH, summary: "Writes to a process's stdin (once per writeId)." }),
+  'process/terminate': spec({ params: P.ProcessIdParams, struct: 'TerminateParams', result: R.ProcessTerminateResult, family: 'exec', generations: BOTH, summary: "Kills a process's whole tree." }),
+  'process/resize': spec({ params: P.ProcessResizeParams, struct: 'ResizeParams', result: R.EmptyResult, family: 'exec', generations: BOTH, summary: "Resizes a PTY process's terminal." }),
+  'process/signal': spec({ params: P.ProcessSignalParams, struct: 'SignalParams', result: R.EmptyResult, family: 'exec', generations: BOTH, summary: "Sends a signal to a process's group (an extension in generation 1)." }),
+  'environment/info': spec({ params: P.EnvironmentInfoParams, struct: 'EnvironmentInfoParams', result: R.EnvironmentInfo, family: 'environment', generations: BOTH, summary: 'Describes the machine: shell, cwd, platform, capabilities (an extension in generation 1).' }),
+  'environment/status': spec({ params: P.EnvironmentInfoParams, struct: 'EnvironmentStatusParams', result: R.EnvironmentStatusResult, family: 'environment', generations: [2], summary: 'Says whether the environment is ready.' }),
+  'fs/readFile': spec({ params: P.FsPathParams, struct: 'FsReadFileParams', result: R.FsReadFileResult, family: 'filesystem', generations: BOTH, summary: 'Reads a whole file.' }),
+  'fs/writeFile': spec({ params: P.FsWriteFileParams, struct: 'FsWriteFileParams', result: R.EmptyResult, family: 'filesystem', generations: BOTH, summary: 'Writes a whole file.' }),
+  'fs/createDirectory': spec({ params: P.FsCreateDirectoryParams, struct: 'FsCreateDirectoryParams', result: R.EmptyResult, family: 'filesystem', generations: BOTH, summary: 'Creates a directory (recursively by default).' }),
+  'fs/getMetadata': spec({ params: P.FsPathParams, struct: 'FsGetMetadataParams', result: R.FsMetadataResult, family: 'filesystem', generations: BOTH, summary: 'Stats a path.' }),
+  'fs/readDirectory': spec({ params: P.FsPathParams, struct: 'FsReadDirectoryParams', result: R.FsReadDirectoryResult, family: 'filesystem', generations: BOTH, summary: 'Lists a directory.' }),
+  'fs/remove': spec({ params: P.FsRemoveParams, struct: 'FsRemoveParams', result: R.EmptyResult, family: 'filesystem', generations: BOTH, summary: 'Removes a file or tree.' }),
+  'fs/copy': spec({ params: P.FsCopyParams, struct: 'FsCopyParams', result: R.EmptyResult, family: 'filesystem', generations: BOTH, summary: 'Copies a file, symlink or tree.' }),
+  'fs/canonicalize': spec({ params: P.FsPathParams, struct: 'FsCanonicalizeParams', result: R.FsCanonicalizeResult, family: 'filesystem', generations: BOTH, summary: 'Resolves a path to its canonical form.' }),
+  'http/request': spec({ params: P.HttpRequestParams, struct: 'HttpRequestParams', result: R.HttpRequestResult, family: 'http', generations: BOTH, summary: 'Makes an HTTP request from the server machine.' }),
+} as const satisfies Record<string, MethodSpec>;
+
+export const Notifications = {
+  initialized: notification({ params: P.InitializedParams, direction: 'toServer', generations: BOTH, summary: 'Completes the handshake; opens the gated families.' }),
+  'process/output': notification({ params: R.ProcessOutputNotification, direction: 'toClient', generations: BOTH, summary: 'Output of a process, numbered by seq.' }),
+  'process/exited': notification({ params: R.ProcessExitedNotification, direction: 'toClient', generations: BOTH, summary: 'A process exited.' }),
+  'process/closed': notification({ params: R.ProcessClosedNotification, direction: 'toClient', generations: BOTH, summary: "A process's output ended: its last event." }),
+  'http/request/bodyDelta': notification({ params: R.HttpBodyDeltaNotification, direction: 'toClient', generations: BOTH, summary: 'A piece of a streamed HTTP response body.' }),
+} as const satisfies Record<string, NotificationSpec>;
+
+export type MethodName = keyof typeof Methods;
+export type NotificationName = keyof typeof Notifications;
+/** What a caller sends (paths as strings, optional members omitted). */
+export type ParamsOf<M extends MethodName> = z.input<(typeof Methods)[M]['params']>;
+/** What a handler receives after decoding (paths resolved, see `schemas.ts`). */
+export type DecodedParamsOf<M extends MethodName> = z.output<(typeof Methods)[M]['params']>;
+export type ResultOf<M extends MethodName> = z.output<(typeof Methods)[M]['result']>;
+/** The result members that may carry a whole file or body. */
+type PayloadMember = 'dataBase64' | 'bodyBase64';
+/**
+ * A result as the server's handlers produce it, and as an in-process caller
+ * gets it: a payload member may be a `Base64Payload` (streamed onto the wire
+ * without building the string, see `transport/line-writer.ts`).
+ */
+export type ProducedResultOf<M extends MethodName> = {
+  [K in keyof ResultOf<M>]: K extends PayloadMember ? ResultOf<M>[K] | Base64Payload : ResultOf<M>[K];
+};
+export type NotificationParamsOf<N extends NotificationName> = z.output<(typeof Notifications)[N]['params']>;
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(Methods, name);
+}
+
+/** The lifecycle-gate family of a method, if it has one. */
+export function gateFamily(name: string): GateFamily | undefined {
+  return isMethodName(name) ? Methods[name].family : undefined;
+}
+
+/** Method names by a constant-like key, for callers that prefer `Method.ProcessStart`. */
 export const Method = {
   Initialize: 'initialize',
-  Initialized: 'initialized',
   ProcessStart: 'process/start',
   ProcessRead: 'process/read',
   ProcessWrite: 'process/write',
@@ -20,23 +121,12 @@ export const Method = {
   FsCopy: 'fs/copy',
   FsCanonicalize: 'fs/canonicalize',
   HttpRequest: 'http/request',
-} as const;
+} as const satisfies Record<string, MethodName>;
 
 export const Notification = {
+  Initialized: 'initialized',
   ProcessOutput: 'process/output',
   ProcessExited: 'process/exited',
   ProcessClosed: 'process/closed',
   HttpBodyDelta: 'http/request/bodyDelta',
-} as const;
-
-export type MethodName = (typeof Method)[keyof typeof Method];
-export type GateFamily = 'exec' | 'filesystem' | 'http' | 'environment';
-
-/** The family named in "client must call initialize before using <family> methods". */
-export function gateFamily(method: string): GateFamily | undefined {
-  if (method.startsWith('process/')) return 'exec';
-  if (method.startsWith('fs/')) return 'filesystem';
-  if (method === Method.HttpRequest) return 'http';
-  if (method === Method.EnvironmentInfo || method === Method.EnvironmentStatus) return 'environment';
-  return undefined;
-}
+} as const satisfies Record<string, NotificationName>;

@@ -134,7 +134,10 @@ export const ProcessSignalParams = z.object(
   expecting('struct SignalParams'),
 );
 
+/** Any params, `null` included: generation 2 sends `null`, generation 1 `{}`. */
 export const EnvironmentInfoParams = z.unknown();
+
+export const InitializedParams = z.object({});
 
 export const FsPathParams = z.object({ path: absolutePath(), sandbox: noSandbox() }, expecting('struct FsPathParams'));
 

@@ -9,9 +9,9 @@
  * From then on the connection answers in generation 2's shapes: `sandboxType`
  * and `sandboxDenied`, exit codes 128+signal, `nextSeq` counting every event.
  */
-import { Method } from '../protocol/methods.js';
+import { Method, type Generation } from '../protocol/methods.js';
 
-export type Generation = 1 | 2;
+export type { Generation };
 
 const PATH_MEMBERS = ['path', 'sourcePath', 'destinationPath', 'cwd'];
 

@@ -10,43 +10,25 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
-import { releasePayloads } from '../protocol/decoded-payloads.js';
-import { decodeParams } from '../protocol/decode.js';
-import { Errors, ProtocolError } from '../protocol/errors.js';
-import { gateFamily, Method, Notification } from '../protocol/methods.js';
-import * as S from '../protocol/schemas.js';
-import type { OutputStream } from '../protocol/types.js';
+import type { ProtocolError } from '../protocol/errors.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
-import { ClientGeneration, type Generation } from './client-generation.js';
-import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
-import { method, type MethodTable } from './method-table.js';
-import { ProcessManager, type ProcessManagerOptions } from './process/process-manager.js';
-import type { ProcessEventSink } from './process/managed-process.js';
-import { processMethods } from './process-methods.js';
+import type { ProcessManagerOptions } from './process/process-manager.js';
+import { ProcessRuntime } from './process/runtime.js';
+import { ServerSession } from './session.js';
 
-export interface ExecServerOptions extends ProcessManagerOptions {
+export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'> {
   input: Readable;
   output: Writable;
   maxLineBytes?: number;
   logger?: Logger;
-  /** Extra methods (filesystem, http), given the connection's notification channel. */
-  extraMethods?: (channel: NotificationChannel) => MethodTable;
-  /** Work to finish before the server exits (e.g. aborting HTTP streams). */
-  onShutdown?: Array<() => Promise<void> | void>;
-}
-
-/** What extra methods may use of the connection: notifications with flow control. */
-export interface NotificationChannel {
-  notify(method: string, params: object): void;
-  /** True while the client is not keeping up: producers should pause. */
-  isCongested(): boolean;
-  /** Called when a congested client has caught up. */
-  onResume(listener: () => void): void;
-  /** The protocol generation the client has shown so far. */
-  generation(): Generation;
+  /**
+   * The guardian, spawner and PTY registry (see `process/runtime.ts`).
+   * Default: a runtime of its own, stopped when the server is done.
+   */
+  runtime?: ProcessRuntime;
 }
 
 export class ExecServer {
@@ -55,10 +37,9 @@ export class ExecServer {
   private readonly reader: LineMessageReader;
   private readonly writer: LineMessageWriter;
   private readonly connection: MessageConnection;
-  private readonly lifecycle = new Lifecycle();
-  private readonly generation = new ClientGeneration();
-  private readonly processes: ProcessManager;
-  private readonly methods: MethodTable;
+  private readonly session: ServerSession;
+  private readonly runtime: ProcessRuntime;
+  private readonly ownsRuntime: boolean;
   private readonly logger: Logger;
   private requestsRead = 0;
   private responsesWritten = 0;
@@ -71,6 +52,21 @@ export class ExecServer {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.logger = options.logger ?? silentLogger;
     this.writer = new CountingWriter(options.output, () => this.onResponseWritten());
+    this.ownsRuntime = options.runtime === undefined;
+    this.runtime = options.runtime ?? new ProcessRuntime();
+    this.session = new ServerSession(
+      {
+        notify: (name, params) => {
+          if (!this.outputBroken) void this.writer.writeRaw({ method: name, params });
+        },
+        output: (processId, seq, stream, bytes) => {
+          if (!this.outputBroken) this.writer.writeOutput(processId, seq, stream, bytes);
+        },
+        isCongested: () => this.writer.congested,
+        onResume: (listener) => this.writer.onDrain(listener),
+      },
+      { ...options, runtime: this.runtime, logger: this.logger },
+    );
     this.reader = new LineMessageReader(options.input, {
       maxLineBytes: options.maxLineBytes,
       onInvalidLine: (error) => {
@@ -79,29 +75,13 @@ export class ExecServer {
       },
       onEnd: () => this.onInputEnd(),
       closeOnEnd: false,
-      largeRequests: true,
+      payloads: this.session.payloads,
     });
-    this.processes = new ProcessManager(this.processSink(), options);
-    this.methods = {
-      [Method.Initialize]: method(S.InitializeParams, 'InitializeParams', (params) => this.lifecycle.initialize(params)),
-      ...processMethods(this.processes, () => this.generation.value),
-      ...(options.extraMethods?.({
-        notify: (name, params) => this.notify(name, params),
-        isCongested: () => this.writer.congested,
-        onResume: (listener) => this.writer.onDrain(listener),
-        generation: () => this.generation.value,
-      }) ?? {}),
-    };
     this.connection = createMessageConnection(new CountingReader(this.reader, () => this.requestsRead++), this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));
-    this.connection.onNotification((name, params) => {
-      releasePayloads(params);
-      if (name === Method.Initialized) this.lifecycle.initialized();
-      else this.logger.debug(`ignored notification ${name}`);
-    });
+    this.connection.onNotification((name, params) => this.session.notification(name, params));
     this.connection.onError(([error]) => this.logger.debug(`connection error: ${error.message}`));
     this.writer.onError(() => this.onOutputBroken());
-    this.writer.onDrain(() => this.processes.resumeAll());
   }
 
   /** Starts reading requests. */
@@ -118,55 +98,21 @@ export class ExecServer {
     this.signalsSeen++;
     this.logger.info(`received ${signal}`);
     if (this.signalsSeen > 1) {
-      this.processes.killAll();
+      this.session.processes.killAll();
       this.finish(0);
       return;
     }
-    this.processes.releaseWaiters();
+    this.session.processes.releaseWaiters();
     this.reader.stop();
   }
 
   private async dispatch(name: string, params: unknown): Promise<unknown> {
     try {
-      const handler = Object.hasOwn(this.methods, name) ? this.methods[name] : undefined;
-      if (!handler) throw Errors.methodNotFound(name);
-      this.generation.observe(name, params);
-      const decoded = decodeParams(handler.schema, params, handler.struct);
-      const family = gateFamily(name);
-      if (family) this.lifecycle.checkGate(family);
-      return await handler.run(decoded);
+      return await this.session.dispatch(name, params);
     } catch (error) {
-      if (error instanceof ProtocolError) throw new ResponseError(error.code, error.message);
-      this.logger.error(`${name} failed: ${(error as Error)?.stack ?? String(error)}`);
-      const internal = Errors.internal((error as Error)?.message ?? String(error));
-      throw new ResponseError(internal.code, internal.message);
-    } finally {
-      releasePayloads(params); // a payload decoded ahead that no method claimed (see large-line.ts)
+      const { code, message } = error as ProtocolError;
+      throw new ResponseError(code, message);
     }
-  }
-
-  private notify(name: string, params: object): void {
-    if (this.outputBroken) return;
-    void this.writer.writeRaw({ method: name, params });
-    if (this.writer.congested) this.processes.pauseAll();
-  }
-
-  /** `process/output` goes out pre-serialized (see transport/output-line.ts). */
-  private notifyOutput(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void {
-    if (this.outputBroken) return;
-    this.writer.writeOutput(processId, seq, stream, bytes);
-    if (this.writer.congested) this.processes.pauseAll();
-  }
-
-  private processSink(): ProcessEventSink {
-    return {
-      output: (processId: string, seq: number, stream: OutputStream, bytes: Buffer) =>
-        this.notifyOutput(processId, seq, stream, bytes),
-      exited: (processId: string, seq: number, exitCode: number, sandboxDenied: boolean) =>
-        this.notify(Notification.ProcessExited, this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied } : { processId, seq, exitCode }),
-      generation: () => this.generation.value,
-      closed: (processId: string, seq: number) => this.notify(Notification.ProcessClosed, { processId, seq }),
-    };
   }
 
   private onInputEnd(): void {
@@ -191,7 +137,7 @@ export class ExecServer {
   }
 
   private async shutdown(): Promise<void> {
-    await Promise.all([this.processes.shutdown(), ...(this.options.onShutdown ?? []).map((task) => task())]);
+    await this.session.shutdown();
     // An empty write calls back once everything before it is flushed.
     this.options.output.write('', () => this.finish(0));
   }
@@ -201,11 +147,12 @@ export class ExecServer {
     this.outputBroken = true;
     this.shuttingDown = true;
     this.logger.info('stdout closed; killing all processes');
-    this.processes.killAll();
+    this.session.processes.killAll();
     this.finish(0);
   }
 
   private finish(code: number): void {
+    if (this.ownsRuntime) this.runtime.stop();
     this.connection.dispose();
     this.resolveDone(code);
   }

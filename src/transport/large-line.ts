@@ -5,7 +5,7 @@
  * once (765 MiB of RSS growth, measured). Here the pieces as read are
  * scanned for the one big base64 value, the rest of the line is parsed as
  * JSON, and the value is decoded piece by piece straight into its bytes,
- * which reach the method as a token (`protocol/decoded-payloads.ts`).
+ * which reach the method as a token (`protocol/payload-stash.ts`).
  *
  * Only compact lines of the requests below take this path, and only when
  * the value is valid base64; anything else returns undefined and goes the
@@ -13,7 +13,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { decodeBase64 } from '../protocol/base64.js';
-import { stashPayload } from '../protocol/decoded-payloads.js';
+import type { PayloadStash } from '../protocol/payload-stash.js';
 
 /** Lines from this size on try this path. */
 export const LARGE_LINE_BYTES = 1024 * 1024;
@@ -33,7 +33,7 @@ const LARGE_PARAMS: Record<string, string> = {
 const KEYS = [...new Set(Object.values(LARGE_PARAMS))].map((name) => ({ name, key: Buffer.from(`"${name}":"`) }));
 
 /** The parsed message, or undefined to leave the line to the ordinary path. */
-export function parseLargeLine(pieces: Buffer[]): unknown {
+export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknown {
   const line = new Pieces(pieces);
   const head = line.slice(0, Math.min(line.length, HEAD_LIMIT_BYTES));
   for (const { name, key } of KEYS) {
@@ -47,7 +47,7 @@ export function parseLargeLine(pieces: Buffer[]): unknown {
     if (message?.params?.[name] !== '' || LARGE_PARAMS[message.method as string] !== name) return undefined;
     const bytes = decodeRegion(line, start, end);
     if (!bytes) return undefined;
-    message.params[name] = stashPayload(bytes);
+    message.params[name] = payloads.stash(bytes);
     return message;
   }
   return undefined;

@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
-import { releasePayloads } from '../protocol/decoded-payloads.js';
+import type { PayloadStash } from '../protocol/payload-stash.js';
 import { classify } from './classify.js';
 import { LARGE_LINE_BYTES, parseLargeLine } from './large-line.js';
 
@@ -36,11 +36,11 @@ export interface LineReaderOptions {
    */
   preview?: (line: Buffer) => boolean;
   /**
-   * Decode the payload of large `fs/writeFile`, `process/write` and
-   * `http/request` lines as they are parsed (a server's reader; see
-   * `large-line.ts`).
+   * Where to keep the decoded payload of large `fs/writeFile`,
+   * `process/write` and `http/request` lines, decoded as they are parsed (a
+   * server's reader; see `large-line.ts`). Without it they parse as usual.
    */
-  largeRequests?: boolean;
+  payloads?: PayloadStash;
 }
 
 export class LineMessageReader extends AbstractMessageReader {
@@ -112,14 +112,14 @@ export class LineMessageReader extends AbstractMessageReader {
       this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
-    if (this.options.largeRequests && this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
+    if (this.options.payloads && this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine(this.options.payloads)) return;
     const text = this.takeLineText();
     if (text !== undefined) this.handleText(text);
   }
 
   /** Delivers a large request line through `parseLargeLine`; false leaves it to the ordinary path. */
-  private takeLargeLine(): boolean {
-    const value = parseLargeLine(this.pending);
+  private takeLargeLine(payloads: PayloadStash): boolean {
+    const value = parseLargeLine(this.pending, payloads);
     if (value === undefined) return false;
     this.pending = [];
     this.pendingBytes = 0;
@@ -127,7 +127,7 @@ export class LineMessageReader extends AbstractMessageReader {
     if (classified.ok) {
       this.callback?.(classified.message);
     } else {
-      releasePayloads((value as { params?: unknown }).params); // no method will claim it
+      payloads.release((value as { params?: unknown }).params); // no method will claim it
       this.options.onInvalidLine?.(classified.error, undefined);
     }
     return true;

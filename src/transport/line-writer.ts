@@ -10,16 +10,10 @@
 import type { Writable } from 'node:stream';
 import { AbstractMessageWriter, type Message } from 'vscode-jsonrpc';
 import type { OutputStream } from '../protocol/types.js';
+import { Base64Payload } from '../protocol/base64-payload.js';
 import { BufferPool } from './buffer-pool.js';
 import { encodeOutputLine } from './output-line.js';
 
-/** Bytes to be sent as one base64 JSON string, streamed without building it. */
-export class Base64Payload {
-  constructor(readonly bytes: Buffer) {}
-  toJSON(): string {
-    return this.bytes.toString('base64');
-  }
-}
 
 const PLACEHOLDER = '\u0000exec-server-base64-payload\u0000';
 // A multiple of 3 bytes, so slices concatenate to one valid base64 string.

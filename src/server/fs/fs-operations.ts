@@ -6,7 +6,7 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { decodeBase64 } from '../../protocol/base64.js';
+import type { Base64Decoder } from '../../protocol/base64.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import type {
   FsCanonicalizeResult,
@@ -14,7 +14,7 @@ import type {
   FsMetadataResult,
   FsReadDirectoryResult,
 } from '../../protocol/types.js';
-import { Base64Payload } from '../../transport/line-writer.js';
+import { Base64Payload } from '../../protocol/base64-payload.js';
 import { errnoCode, fsError, systemError } from '../os-error.js';
 
 export const READ_FILE_LIMIT = 536_870_912;
@@ -66,7 +66,7 @@ async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buff
   return buffer.subarray(0, length);
 }
 
-export async function writeFile(file: string, dataBase64: string): Promise<Empty> {
+export async function writeFile(file: string, dataBase64: string, decodeBase64: Base64Decoder): Promise<Empty> {
   const decoded = decodeBase64(dataBase64);
   if (!decoded.ok) throw Errors.writeFileBase64(decoded.error);
   await mapped(() => fs.writeFile(file, decoded.bytes));

@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import { Errors } from '../../protocol/errors.js';
 import { Notification } from '../../protocol/methods.js';
 import type * as S from '../../protocol/schemas.js';
-import type { HttpHeader, HttpRequestResult } from '../../protocol/types.js';
+import type { Base64Decoder } from '../../protocol/base64.js';
+import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
 import { validateRequest } from './validate-request.js';
 
 type Params = z.output<typeof S.HttpRequestParams>;
@@ -21,7 +22,7 @@ export const INPUT_CLOSED = 'exec-server input closed';
 
 /** How streamed bodies reach the client, and whether the client keeps up. */
 export interface DeltaChannel {
-  notify(method: string, params: object): void;
+  notify(method: typeof Notification.HttpBodyDelta, params: HttpBodyDeltaNotification): void;
   isCongested(): boolean;
   onResume(listener: () => void): void;
 }
@@ -53,8 +54,8 @@ export class HttpClient {
     return this.undici;
   }
 
-  async request(params: Params): Promise<HttpRequestResult> {
-    const valid = validateRequest(params);
+  async request(params: Params, decodeBase64: Base64Decoder): Promise<HttpRequestResult> {
+    const valid = validateRequest(params, decodeBase64);
     const { request, dispatcher } = await this.load();
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);

@@ -3,7 +3,7 @@
  * reference's −32602 texts (§5).
  */
 import type { z } from 'zod';
-import { decodeBase64 } from '../../protocol/base64.js';
+import type { Base64Decoder } from '../../protocol/base64.js';
 import { Errors } from '../../protocol/errors.js';
 import type * as S from '../../protocol/schemas.js';
 
@@ -29,7 +29,7 @@ function isValidHeaderValue(value: string): boolean {
   return true;
 }
 
-export function validateRequest(params: Params): ValidRequest {
+export function validateRequest(params: Params, decodeBase64: Base64Decoder): ValidRequest {
   let url: URL;
   try {
     url = new URL(params.url);

@@ -16,51 +16,29 @@ import { Socket } from 'node:net';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killSession } from './kill.js';
-import { PipePool, type OpenedPipe, type StdioPipes } from './pipe-pool.js';
+import type { OpenedPipe, StdioPipes } from './pipe-pool.js';
 import { perlExec } from './perl.js';
-import { openPtyMasters } from './pty-child.js';
-import { Spawner, SpawnerUnavailable, type SpawnedChild } from './spawner.js';
+import type { ProcessRuntime } from './runtime.js';
+import { SpawnerUnavailable, type SpawnedChild } from './spawner.js';
 
 /**
  * Without the spawner, while PTYs are open their master descriptors would
  * leak into this child (they lack close-on-exec), so it then execs through
  * perl, which closes them first. With no PTY open the child is spawned directly.
  */
-function execPlan(request: SpawnRequest): [file: string, args: string[], argv0: string] {
-  const masters = openPtyMasters();
+function execPlan(request: SpawnRequest, masters: number[]): [file: string, args: string[], argv0: string] {
   const viaPerl = masters.length > 0 ? perlExec(request.file, request.argv0, request.args, masters) : undefined;
   return viaPerl ? [...viaPerl, 'perl'] : [request.file, request.args, request.argv0];
 }
-
-const pools = new WeakMap<Spawner, PipePool>();
-
-/** The pipe factory of this process's spawner; undefined without perl or /proc. */
-function pipePool(): PipePool | undefined {
-  const spawner = Spawner.shared();
-  if (!spawner) return undefined;
-  let pool = pools.get(spawner);
-  if (!pool) pools.set(spawner, (pool = new PipePool(spawner)));
-  return pool;
-}
-
-/** Makes the first pipes ahead of the first start. */
-export function preparePipes(): void {
-  pipePool()?.prefill();
-}
-
-let warnedSocketpairs = false;
 
 /**
  * Starts the child with node:child_process, on real pipes from the pool.
  * Without the pool (no perl or /proc) the child gets Node's socketpairs.
  */
-async function spawnWithNode(request: SpawnRequest): Promise<SpawnedChild> {
-  const pipes = await pipePool()?.open(request.pipeStdin);
-  if (!pipes && !warnedSocketpairs) {
-    warnedSocketpairs = true;
-    process.stderr.write('exec-server: perl or /proc unavailable; pipe children get socketpairs, not pipes\n');
-  }
-  const [file, args, argv0] = execPlan(request);
+async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Promise<SpawnedChild> {
+  const pipes = await runtime.pipePool()?.open(request.pipeStdin);
+  if (!pipes) runtime.warnSocketpairs();
+  const [file, args, argv0] = execPlan(request, runtime.ptyMasters.list());
   const stdinMode = request.pipeStdin ? (pipes?.stdin?.theirs ?? 'pipe') : 'ignore';
   let child: ChildProcess;
   try {
@@ -121,28 +99,6 @@ function closeQuietly(fd: number): void {
   }
 }
 
-/**
- * Past this resident size a fork of the server costs more than the trip to
- * the spawner (measured here, /bin/true start → closed p50: Node's spawn
- * 3.5 / 5.2 / 8.2 ms at 63 / 112 / 192 MiB, the spawner 4.0-4.2 ms at all three).
- * Those sizes came from retained output, i.e. Buffers. RSS is only a proxy:
- * V8 heap pages slow a fork far less (bare Node, spawn() p50: +1.2 ms with
- * 20 MiB in a Buffer, +0.5 ms with 55 MiB on the heap).
- */
-const SPAWNER_ABOVE_RSS_BYTES = 96 * 1024 * 1024;
-
-/** `EXEC_SERVER_SPAWNER=always|never` overrides the choice (tests run both ways). */
-const SPAWNER_MODE = process.env.EXEC_SERVER_SPAWNER;
-
-/**
- * The spawner once the server is big, or while PTYs are open (it needs no
- * perl start-up to close their masters: it holds none of them).
- */
-function useSpawner(): boolean {
-  if (SPAWNER_MODE === 'always' || SPAWNER_MODE === 'never') return SPAWNER_MODE === 'always';
-  return openPtyMasters().length > 0 || process.memoryUsage.rss() > SPAWNER_ABOVE_RSS_BYTES;
-}
-
 export class PipeChild implements Child {
   readonly tty = false;
   readonly pid: number;
@@ -175,16 +131,16 @@ export class PipeChild implements Child {
   }
 
   /** Spawns the child; rejects with the −32603 `ProtocolError` if exec fails. */
-  static async spawn(request: SpawnRequest, events: ChildEvents): Promise<PipeChild> {
+  static async spawn(request: SpawnRequest, events: ChildEvents, runtime: ProcessRuntime): Promise<PipeChild> {
     try {
-      return new PipeChild(await PipeChild.start(request), events);
+      return new PipeChild(await PipeChild.start(request, runtime), events);
     } catch (error) {
       throw spawnError(error);
     }
   }
 
-  private static async start(request: SpawnRequest): Promise<SpawnedChild> {
-    const started = useSpawner() ? Spawner.shared()?.spawn(request) : undefined;
+  private static async start(request: SpawnRequest, runtime: ProcessRuntime): Promise<SpawnedChild> {
+    const started = runtime.useSpawner() ? runtime.spawner()?.spawn(request) : undefined;
     if (started) {
       try {
         return await started;
@@ -192,7 +148,7 @@ export class PipeChild implements Child {
         if (!(error instanceof SpawnerUnavailable)) throw error;
       }
     }
-    return spawnWithNode(request);
+    return spawnWithNode(request, runtime);
   }
 
   write(bytes: Buffer): boolean {

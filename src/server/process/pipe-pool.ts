@@ -32,7 +32,7 @@ export class PipePool {
   private stock: HeldPipe[] = [];
   private filling: Promise<void> | undefined;
 
-  constructor(private readonly spawner: Spawner) {}
+  constructor(readonly spawner: Spawner) {}
 
   /** Starts making pipes now, so the first start does not wait for them. */
   prefill(): void {

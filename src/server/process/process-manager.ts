@@ -4,7 +4,7 @@
  * everything when the connection ends (EXT-DRAIN).
  */
 import os from 'node:os';
-import { decodeBase64 } from '../../protocol/base64.js';
+import type { Base64Decoder } from '../../protocol/base64.js';
 import { Errors } from '../../protocol/errors.js';
 import type { z } from 'zod';
 import type * as S from '../../protocol/schemas.js';
@@ -15,11 +15,11 @@ import { refuseUnsupported } from '../unsupported-requests.js';
 import { confined, findBwrap } from '../sandbox/bwrap.js';
 import { confinementOf, type Confinement } from '../sandbox/policy.js';
 import { buildEnvironment } from './env-policy.js';
-import { Guardian } from './guardian.js';
 import { killGroup } from './kill.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
-import { PipeChild, preparePipes } from './pipe-child.js';
+import { PipeChild } from './pipe-child.js';
 import { PtyChild } from './pty-child.js';
+import type { ProcessRuntime } from './runtime.js';
 import { checkDirectory, resolveProgram } from './resolve-program.js';
 import { signalByName } from './signals.js';
 
@@ -36,6 +36,8 @@ type WriteParams = z.output<typeof S.ProcessWriteParams>;
 export type SandboxType = 'none' | 'linuxSeccomp';
 
 export interface ProcessManagerOptions {
+  /** The guardian, spawner and PTY registry to use (see `runtime.ts`). */
+  runtime: ProcessRuntime;
   retentionMs?: number;
   /** The bwrap that confines sandboxed starts (default: `bwrap` on PATH). */
   bwrap?: string;
@@ -45,7 +47,7 @@ export interface ProcessManagerOptions {
 
 export class ProcessManager {
   private readonly processes = new Map<string, ManagedProcess>();
-  private readonly guardian = new Guardian();
+  private readonly runtime: ProcessRuntime;
   private readonly retentionMs: number;
   private readonly serverEnv: NodeJS.ProcessEnv;
   private readonly bwrapPath: string | undefined;
@@ -54,13 +56,12 @@ export class ProcessManager {
 
   constructor(
     private readonly sink: ProcessEventSink,
-    options: ProcessManagerOptions = {},
+    options: ProcessManagerOptions,
   ) {
+    this.runtime = options.runtime;
     this.retentionMs = options.retentionMs ?? RETENTION_AFTER_CLOSE_MS;
     this.serverEnv = options.serverEnv ?? process.env;
     this.bwrapPath = options.bwrap;
-    this.guardian.ensure();
-    preparePipes();
   }
 
   async start(params: StartParams): Promise<{ processId: string; sandboxType?: SandboxType }> {
@@ -74,9 +75,10 @@ export class ProcessManager {
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink);
     process.sandboxed = confinement !== undefined;
     this.processes.set(processId, process);
+    this.runtime.prepare();
     let child: Child;
     try {
-      child = tty ? PtyChild.spawn(request, process) : await PipeChild.spawn(request, process);
+      child = tty ? PtyChild.spawn(request, process, this.runtime.ptyMasters) : await PipeChild.spawn(request, process, this.runtime);
     } catch (error) {
       this.processes.delete(processId);
       process.settleStart();
@@ -85,9 +87,9 @@ export class ProcessManager {
     process.child = child;
     process.settleStart();
     if (this.paused) child.pause();
-    this.guardian.watch(child.pid);
+    this.runtime.guardian.watch(child.pid);
     process.onClosed = () => {
-      this.guardian.release(child.pid);
+      this.runtime.guardian.release(child.pid);
       setTimeout(() => {
         if (this.processes.get(processId) === process) this.processes.delete(processId);
       }, this.retentionMs).unref();
@@ -153,7 +155,7 @@ export class ProcessManager {
     });
   }
 
-  async write(params: WriteParams): Promise<{ status: WriteStatus }> {
+  async write(params: WriteParams, decodeBase64: Base64Decoder): Promise<{ status: WriteStatus }> {
     const writeId = params.writeId ?? undefined;
     if (writeId === '') throw Errors.emptyWriteId();
     const decoded = decodeBase64(params.chunk);
@@ -230,7 +232,6 @@ export class ProcessManager {
       });
     }
     await Promise.all(open.map((process) => process.whenClosed));
-    this.guardian.stop();
   }
 
   /** Kills every process group at once, without waiting (stdout broke, second signal). */
@@ -238,7 +239,6 @@ export class ProcessManager {
     for (const process of this.processes.values()) {
       if (!process.closed) process.child?.killTree();
     }
-    this.guardian.stop();
   }
 }
 

@@ -26,6 +26,7 @@ import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { killSession } from './kill.js';
 import { perlExec } from './perl.js';
+import type { PtyMasters } from './runtime.js';
 
 interface NativePty {
   fork(
@@ -64,16 +65,6 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 /** How long a drain may wait for the marker while output is flowing. */
 const DRAIN_TIMEOUT_MS = 2000;
 
-/**
- * Master descriptors of live PTYs. forkpty opens them without close-on-exec
- * and Node cannot set that flag, so pipe children must close them (see
- * `pipe-child.ts`).
- */
-const liveMasters = new Set<number>();
-export function openPtyMasters(): number[] {
-  return [...liveMasters];
-}
-
 export class PtyChild implements Child {
   readonly tty = true;
   readonly pid: number;
@@ -97,10 +88,11 @@ export class PtyChild implements Child {
   private constructor(
     forked: { fd: number; pid: number; pty: string },
     private readonly events: ChildEvents,
+    private readonly masters: PtyMasters,
   ) {
     this.pid = forked.pid;
     this.masterFd = forked.fd;
-    liveMasters.add(forked.fd);
+    masters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
     // Reads land in one shared buffer and are copied into this child's
     // batch: no buffer allocated and no stream machinery per 4 KiB read.
@@ -112,7 +104,7 @@ export class PtyChild implements Child {
     this.reader.on('close', () => this.onInputEnd());
   }
 
-  static spawn(request: SpawnRequest, events: ChildEvents): PtyChild {
+  static spawn(request: SpawnRequest, events: ChildEvents, masters: PtyMasters): PtyChild {
     const env = Object.entries(request.env).map(([key, value]) => `${key}=${value}`);
     const [file, args] = execPlan(request);
     let self: PtyChild | undefined;
@@ -123,7 +115,7 @@ export class PtyChild implements Child {
     };
     try {
       const forked = native().fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
-      self = new PtyChild(forked, events);
+      self = new PtyChild(forked, events, masters);
     } catch (error) {
       throw spawnError(error);
     }
@@ -285,7 +277,7 @@ export class PtyChild implements Child {
     this.flushOutput();
     this.closeSlave();
     this.reader.destroy();
-    liveMasters.delete(this.masterFd);
+    this.masters.delete(this.masterFd);
     this.events.exit(this.exitCode);
     this.events.close();
   }

@@ -11,7 +11,7 @@
  * ends through `/proc/<spawner>/fd/<n>` (a pipe reopened that way is the
  * same pipe) and then tells the spawner to close its copies. The spawner
  * reaps the children and reports their wait status. Protocol: see
- * `spawner-script.ts`.
+ * `spawner-protocol.ts`.
  *
  * Where perl or /proc is missing, or the spawner dies, `spawn` returns
  * undefined (or rejects with `SpawnerUnavailable`) and the caller falls
@@ -21,11 +21,15 @@ import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { systemError } from '../os-error.js';
 import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
 import { findPerl } from './perl.js';
-import { SPAWNER_SCRIPT } from './spawner-script.js';
+import { encodePipeRequest, encodeRelease, encodeStart, LineSplitter, parseSpawnerLine, type SpawnerMessage } from './spawner-protocol.js';
+
+/** The perl program, shipped beside this module (the build copies it). */
+const SPAWNER_SCRIPT = fileURLToPath(new URL('./spawner.pl', import.meta.url));
 
 /** A running child's pipes and its exit, as the server sees them. */
 export interface SpawnedChild {
@@ -60,34 +64,32 @@ const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
 const SIGKILL = os.constants.signals.SIGKILL;
 
 export class Spawner {
-  private static instance: Spawner | undefined | null;
   private readonly process: ChildProcess;
   private readonly starts = new Map<string, PendingStart>();
   private readonly exits = new Map<number, (status: ExitStatus) => void>();
   private readonly pipeBatches = new Map<string, (pipes: HeldPipe[]) => void>();
   private nextId = 1;
-  private partial = '';
+  private readonly lines = new LineSplitter();
   private dead = false;
   /** `R` lines not yet sent: they ride along with the next write (see `release`). */
   private releases = '';
   private releaseTimer: NodeJS.Timeout | undefined;
 
-  /** The spawner of this Node process, started on first use; undefined if it cannot run. */
-  static shared(): Spawner | undefined {
-    if (Spawner.instance === undefined) Spawner.instance = Spawner.launch();
-    if (Spawner.instance?.dead) Spawner.instance = null;
-    return Spawner.instance ?? undefined;
-  }
-
-  private static launch(): Spawner | null {
+  /** Starts a spawner; undefined without perl or /proc. */
+  static launch(): Spawner | undefined {
     const perl = findPerl();
-    if (!perl || !fs.existsSync('/proc/self/fd')) return null;
+    if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
-      return new Spawner(spawnProcess(perl, ['-e', SPAWNER_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
+      return new Spawner(spawnProcess(perl, [SPAWNER_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
     } catch {
-      return null;
+      return undefined;
     }
+  }
+
+  /** False once the spawner has died: its owner then launches no other. */
+  get alive(): boolean {
+    return !this.dead;
   }
 
   private constructor(child: ChildProcess) {
@@ -108,23 +110,17 @@ export class Spawner {
   spawn(request: SpawnRequest): Promise<SpawnedChild> | undefined {
     if (this.dead) return undefined;
     const id = String(this.nextId++);
-    const env = Object.entries(request.env);
-    const fields = [id, request.file, request.cwd, request.pipeStdin ? '1' : '0', String(request.args.length + 1), request.argv0, ...request.args, String(env.length), ...env.flat()];
-    const payload = Buffer.from(fields.join('\0'));
     return new Promise((resolve, reject) => {
       this.starts.set(id, { resolve, reject });
       this.updateRef();
-      this.process.stdin!.write(Buffer.concat([Buffer.from(`${this.takeReleases()}${payload.length}\n`), payload]));
+      this.process.stdin!.write(Buffer.concat([Buffer.from(this.takeReleases()), encodeStart(id, request)]));
     });
   }
 
   private onData(text: string): void {
-    const lines = (this.partial + text).split('\n');
-    this.partial = lines.pop()!;
-    for (const line of lines) {
-      const fields = line.split(' ');
-      if (fields[0] === 'P') this.onPipes(fields.slice(1));
-      else this.onLine(fields);
+    for (const line of this.lines.push(text)) {
+      const message = parseSpawnerLine(line);
+      if (message) this.onMessage(message);
     }
     this.updateRef();
   }
@@ -136,7 +132,7 @@ export class Spawner {
     return new Promise((resolve) => {
       this.pipeBatches.set(batch, resolve);
       this.updateRef();
-      this.process.stdin!.write(`${this.takeReleases()}P ${batch} ${count}\n`);
+      this.process.stdin!.write(this.takeReleases() + encodePipeRequest(batch, count));
     });
   }
 
@@ -145,46 +141,40 @@ export class Spawner {
     return fs.openSync(`/proc/${this.process.pid}/fd/${spawnerFd}`, flags);
   }
 
-  private onPipes([batch, ...fds]: string[]): void {
-    const resolve = this.pipeBatches.get(batch!);
-    this.pipeBatches.delete(batch!);
-    const pipes: HeldPipe[] = [];
-    for (let i = 0; i + 1 < fds.length; i += 2) pipes.push({ id: `${batch}.${i / 2}`, readFd: Number(fds[i]), writeFd: Number(fds[i + 1]) });
-    resolve?.(pipes);
-  }
-
-  private onLine([kind, first, second, ...rest]: string[]): void {
-    if (kind === 'X') {
-      const status = Number(second);
-      const report = this.exits.get(Number(first));
-      this.exits.delete(Number(first));
-      report?.((status & 0x7f) === 0 ? { code: status >> 8 } : { signal: status & 0x7f });
+  private onMessage(message: SpawnerMessage): void {
+    if (message.type === 'pipes') {
+      this.pipeBatches.get(message.batch)?.(message.pipes);
+      this.pipeBatches.delete(message.batch);
       return;
     }
-    const start = this.starts.get(first!);
+    if (message.type === 'reaped') {
+      this.exits.get(message.pid)?.(message.status);
+      this.exits.delete(message.pid);
+      return;
+    }
+    const start = this.starts.get(message.id);
     if (!start) return;
-    this.starts.delete(first!);
-    if (kind === 'F') {
-      start.reject(systemError(ERRNO_NAMES.get(Number(second)) ?? 'EIO'));
+    this.starts.delete(message.id);
+    if (message.type === 'failed') {
+      start.reject(systemError(ERRNO_NAMES.get(message.errno) ?? 'EIO'));
       return;
     }
-    const pid = Number(second);
     try {
-      start.resolve(this.adopt(pid, rest));
+      start.resolve(this.adopt(message));
     } catch {
       // /proc would not give us the pipes (hidepid, a sandbox): never try again.
-      killGroup(pid);
+      killGroup(message.pid);
       start.reject(new SpawnerUnavailable());
       this.die();
     } finally {
-      this.release(first!);
+      this.release(message.id);
     }
   }
 
   /** Opens our ends of a started child's pipes. */
-  private adopt(pid: number, [stdinFd, stdoutFd, stderrFd]: string[]): SpawnedChild {
-    const ends: Array<[string, number]> = [[stdoutFd!, O_RDONLY], [stderrFd!, O_RDONLY]];
-    if (stdinFd !== '-') ends.push([stdinFd!, O_WRONLY]);
+  private adopt({ pid, stdinFd, stdoutFd, stderrFd }: Extract<SpawnerMessage, { type: 'started' }>): SpawnedChild {
+    const ends: Array<[number, number]> = [[stdoutFd, O_RDONLY], [stderrFd, O_RDONLY]];
+    if (stdinFd !== undefined) ends.push([stdinFd, O_WRONLY]);
     const fds: number[] = [];
     try {
       for (const [fd, flags] of ends) fds.push(fs.openSync(`/proc/${this.process.pid}/fd/${fd}`, flags | O_NONBLOCK));
@@ -209,7 +199,7 @@ export class Spawner {
    * `closeStdin` flushes at once.
    */
   release(id: string): void {
-    this.releases += `R ${id}\n`;
+    this.releases += encodeRelease(id);
     this.releaseTimer ??= setTimeout(() => this.flushReleases(), RELEASE_DELAY_MS).unref();
   }
 

@@ -1,27 +1,5 @@
-/**
- * The spawner's perl program (see `spawner.ts`). Protocol, one message per
- * line unless noted:
- *
- * server → spawner
- *   `<n>\n` then n bytes: NUL-separated id, file, cwd, stdin ("1" pipe /
- *   "0" /dev/null), argc, argv[0..argc), envc, then envc keys and values
- *   `R <id>`: the server has opened its ends; close ours
- *   `P <batch> <count>`: make `count` pipes and hold them as `<batch>.<i>`
- * spawner → server
- *   `S <id> <pid> <stdin fd or -> <stdout fd> <stderr fd>`: running; the
- *   fds are open in the spawner until `R`, for the server to reopen
- *   through /proc/<spawner>/fd/<n>
- *   `F <id> <errno>`: chdir or exec failed
- *   `X <pid> <wait status>`: a child was reaped
- *   `P <batch> <read fd> <write fd> …`: the pipes made (fewer if pipe()
- *   failed), held until `R <batch>.<i>`; a pipe factory for Node's spawn,
- *   which has none (its 'pipe' stdio is a socketpair)
- *
- * Children get their own session, the pipes as fds 0-2 and nothing else
- * (perl opens everything else close-on-exec, and the spawner closes what it
- * inherited before it starts).
- */
-export const SPAWNER_SCRIPT = String.raw`
+#!/usr/bin/perl
+# The spawner (see spawner.ts); its line protocol is spawner-protocol.ts.
 use strict; use warnings; use POSIX (); use Fcntl qw(F_SETFL O_NONBLOCK);
 opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
 my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($dir) } readdir $dir;
@@ -123,4 +101,3 @@ for (;;) {
     spawn_one($payload);
   }
 }
-`;

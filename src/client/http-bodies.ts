@@ -1,0 +1,64 @@
+/**
+ * Streamed HTTP bodies on the client side: `http/request/bodyDelta`
+ * notifications routed to the response whose body they continue.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HttpBodyDeltaNotification } from '../protocol/types.js';
+import { EventQueue } from './event-queue.js';
+import type { HttpRequestOptions } from './options.js';
+
+export class HttpBodies {
+  private readonly bodies = new Map<string, EventQueue<Buffer | Error>>();
+
+  /** Starts collecting the body of `requestId` (before the request is sent: deltas may precede its answer). */
+  open(requestId: string): AsyncIterable<Buffer> {
+    const queue = new EventQueue<Buffer | Error>();
+    this.bodies.set(requestId, queue);
+    return bodyIterable(queue);
+  }
+
+  /** Forgets a body whose request failed. */
+  discard(requestId: string): void {
+    this.bodies.delete(requestId);
+  }
+
+  receive(delta: HttpBodyDeltaNotification): void {
+    const body = this.bodies.get(delta.requestId);
+    if (!body) return;
+    if (delta.deltaBase64) body.push(Buffer.from(delta.deltaBase64, 'base64'));
+    if (delta.done) {
+      if (delta.error !== null) body.push(new Error(delta.error));
+      body.end();
+      this.bodies.delete(delta.requestId);
+    }
+  }
+
+  /** Ends every open body with `message` as its error. */
+  failAll(message: string): void {
+    for (const body of this.bodies.values()) {
+      body.push(new Error(message));
+      body.end();
+    }
+    this.bodies.clear();
+  }
+}
+
+/** `http/request`'s params for `options`. */
+export function httpParams(options: HttpRequestOptions, streamResponse: boolean) {
+  return {
+    method: options.method,
+    url: options.url,
+    requestId: options.requestId ?? randomUUID(),
+    headers: options.headers ?? [],
+    bodyBase64: options.body === undefined ? null : Buffer.from(options.body).toString('base64'),
+    timeoutMs: options.timeoutMs ?? null,
+    streamResponse,
+  };
+}
+
+async function* bodyIterable(queue: EventQueue<Buffer | Error>): AsyncGenerator<Buffer> {
+  for await (const item of queue) {
+    if (item instanceof Error) throw item;
+    yield item;
+  }
+}

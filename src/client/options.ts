@@ -1,0 +1,64 @@
+/** The options and answers of `ExecServerClient`'s calls. */
+import type { HttpHeader } from '../protocol/types.js';
+
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 10_000;
+
+export interface ConnectOptions {
+  /** Sent as `clientName` in `initialize` (default "exec-server-client"). */
+  clientName?: string;
+  /** Asks the server to resume a session (the reference rejects unknown ids). */
+  resumeSessionId?: string;
+  /** How long the handshake may take (default 10 s). */
+  initializeTimeoutMs?: number;
+}
+
+export interface SpawnOptions extends ConnectOptions {
+  /** The server program (default: this package's own CLI, run by this Node). */
+  command?: string;
+  args?: string[];
+  /** The server's environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export interface StartOptions {
+  argv: string[];
+  /** Default: a random UUID. */
+  processId?: string;
+  /** Default: this process's cwd. */
+  cwd?: string;
+  /** The child's whole environment (nothing is inherited). Default: `{ PATH }` of this process. */
+  env?: Record<string, string>;
+  tty?: boolean;
+  pipeStdin?: boolean;
+  arg0?: string;
+  size?: { rows: number; cols: number };
+  /**
+   * Keep events until the first consumer (iterator, listener, stream)
+   * attaches. Default true; set false when you only poll with `read()`, so
+   * that unconsumed output does not accumulate in memory.
+   */
+  bufferEvents?: boolean;
+}
+
+export interface HttpRequestOptions {
+  method: string;
+  url: string;
+  headers?: HttpHeader[];
+  body?: Uint8Array | string;
+  timeoutMs?: number;
+  requestId?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: HttpHeader[];
+  body: Buffer;
+}
+
+export interface HttpStreamResponse {
+  status: number;
+  headers: HttpHeader[];
+  /** The body as it arrives; throws if the server reports a body error. */
+  body: AsyncIterable<Buffer>;
+}

@@ -1,0 +1,88 @@
+/**
+ * The typed calls every way of reaching a server offers, written once: the
+ * fs methods, the process methods by id, and `environment/info`. A subclass
+ * says how a call travels (`ExecServerClient` over JSON-RPC, `LocalExecutor`
+ * into an in-process session, `RemoteExecutor` through its client) and how
+ * its server wants paths (native, or `file://` URIs for generation 2).
+ */
+import { bytesOf } from '../protocol/base64-payload.js';
+import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+import type { EnvironmentInfoResult, FsDirectoryEntry, FsMetadataResult, WriteStatus } from '../protocol/types.js';
+import { decodeReadResult, type ReadOptions, type ReadResult } from './process-session.js';
+import type { ServerGeneration } from './server-generation.js';
+
+export abstract class ProtocolFacade {
+  /** Sends one request of the protocol table and resolves with its result. */
+  protected abstract call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>>;
+
+  /** How the server wants paths and writes (learnt from `initialize`). */
+  protected abstract speech(): ServerGeneration;
+
+  /** Reads a process's retained output after `afterSeq` (optionally waiting for more). */
+  async readProcess(processId: string, options: ReadOptions = {}): Promise<ReadResult> {
+    return decodeReadResult(await this.call('process/read', { processId, ...options }));
+  }
+
+  /**
+   * Writes to a process's stdin by id (`closeStdin` ends it after the bytes).
+   * Generation 2 servers get a fresh `writeId` with each write.
+   */
+  async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
+    const chunk = Buffer.from(bytes).toString('base64');
+    const params = { processId, chunk, ...this.speech().writeMembers(processId), ...(options.closeStdin ? { closeStdin: true } : {}) };
+    return (await this.call('process/write', params)).status;
+  }
+
+  /** Kills a process's tree; true if it was still running. */
+  async terminate(processId: string): Promise<boolean> {
+    return (await this.call('process/terminate', { processId })).running;
+  }
+
+  async resize(processId: string, rows: number, cols: number): Promise<void> {
+    await this.call('process/resize', { processId, rows, cols });
+  }
+
+  /** Sends a signal (e.g. `SIGINT`, or `interrupt` to a generation 2 server). */
+  async signal(processId: string, signal: string): Promise<void> {
+    await this.call('process/signal', { processId, signal });
+  }
+
+  /** The server machine's shell, cwd, platform and capabilities. */
+  environmentInfo(): Promise<EnvironmentInfoResult> {
+    return this.call('environment/info', {});
+  }
+
+  async readFile(file: string): Promise<Buffer> {
+    return bytesOf((await this.call('fs/readFile', { path: this.speech().path(file) })).dataBase64);
+  }
+
+  async writeFile(file: string, data: Uint8Array | string): Promise<void> {
+    await this.call('fs/writeFile', { path: this.speech().path(file), dataBase64: Buffer.from(data).toString('base64') });
+  }
+
+  async createDirectory(dir: string, options: { recursive?: boolean } = {}): Promise<void> {
+    await this.call('fs/createDirectory', { path: this.speech().path(dir), recursive: options.recursive ?? true });
+  }
+
+  getMetadata(file: string): Promise<FsMetadataResult> {
+    return this.call('fs/getMetadata', { path: this.speech().path(file) });
+  }
+
+  async readDirectory(dir: string): Promise<FsDirectoryEntry[]> {
+    return (await this.call('fs/readDirectory', { path: this.speech().path(dir) })).entries;
+  }
+
+  async remove(target: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
+    await this.call('fs/remove', { path: this.speech().path(target), recursive: options.recursive ?? true, force: options.force ?? true });
+  }
+
+  async copy(sourcePath: string, destinationPath: string, options: { recursive: boolean }): Promise<void> {
+    const speech = this.speech();
+    await this.call('fs/copy', { sourcePath: speech.path(sourcePath), destinationPath: speech.path(destinationPath), recursive: options.recursive });
+  }
+
+  /** The canonical form of a path, as a native path. */
+  async canonicalize(file: string): Promise<string> {
+    return this.speech().fromServer((await this.call('fs/canonicalize', { path: this.speech().path(file) })).path);
+  }
+}

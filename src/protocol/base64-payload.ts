@@ -1,0 +1,18 @@
+/**
+ * Bytes to be sent as one base64 JSON string. A handler may answer one in a
+ * top-level string member of its result; the line writer encodes it straight
+ * onto the stream in slices, so a response far larger than a V8 string never
+ * exists as one string (see `transport/line-writer.ts`).
+ */
+export class Base64Payload {
+  constructor(readonly bytes: Buffer) {}
+
+  toJSON(): string {
+    return this.bytes.toString('base64');
+  }
+}
+
+/** The bytes of a base64 member, whichever form it came in. */
+export function bytesOf(value: string | Base64Payload): Buffer {
+  return typeof value === 'string' ? Buffer.from(value, 'base64') : value.bytes;
+}

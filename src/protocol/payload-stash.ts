@@ -1,0 +1,48 @@
+/**
+ * Base64 params that were decoded before their request was parsed (see
+ * `transport/large-line.ts`), kept per connection. The decoded bytes wait
+ * here under a token that takes the string's place in the params; the
+ * handler's `decodeBase64` hands them over when it meets the token. A token
+ * starts with NUL and carries a random secret, so no client can forge one.
+ */
+import { randomBytes } from 'node:crypto';
+import { decodeBase64, type Base64Result } from './base64.js';
+
+export class PayloadStash {
+  private readonly secret = `\u0000decoded-payload:${randomBytes(16).toString('hex')}:`;
+  private readonly payloads = new Map<string, Buffer>();
+  private next = 0;
+
+  /** Keeps `bytes` (valid, already decoded base64) and returns the token that stands for them. */
+  stash(bytes: Buffer): string {
+    const token = `${this.secret}${this.next++}`;
+    this.payloads.set(token, bytes);
+    return token;
+  }
+
+  /** The bytes of a token (once), or the base64 `text` decoded. */
+  decodeBase64(text: string): Base64Result {
+    const claimed = this.claim(text);
+    return claimed ? { ok: true, bytes: claimed } : decodeBase64(text);
+  }
+
+  /** Drops the bytes of any token among `params`' values that no method claimed. */
+  release(params: unknown): void {
+    if (this.payloads.size === 0 || params === null || typeof params !== 'object') return;
+    for (const value of Object.values(params)) {
+      if (typeof value === 'string' && value.startsWith(this.secret)) this.payloads.delete(value);
+    }
+  }
+
+  /** How many payloads wait for their method (tests check none is left behind). */
+  get size(): number {
+    return this.payloads.size;
+  }
+
+  private claim(text: string): Buffer | undefined {
+    if (text.charCodeAt(0) !== 0 || !text.startsWith(this.secret)) return undefined;
+    const bytes = this.payloads.get(text);
+    this.payloads.delete(text);
+    return bytes;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Result and notification schemas (PROTOCOL.md §0, PROTOCOL-V2.md §1).
+ *
+ * They are not checked at run time: they type the server's handlers and the
+ * client's calls (a handler whose answer does not match fails to compile)
+ * and they generate the published JSON Schema (`npm run schema`). Members a
+ * generation-2 client alone receives are optional.
+ */
+import { z } from 'zod';
+
+const empty = () => z.strictObject({});
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+export const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
+export const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
+/** Codex's name for how a start was confined: a Linux sandbox, or none. */
+export const SandboxType = z.enum(['none', 'linuxSeccomp']);
+
+export const EnvironmentInfo = z.object({
+  shell: z.object({ name: z.string(), path: z.string() }),
+  /** A native path (generation 1) or a `file://` URI (generation 2). */
+  cwd: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  homeDir: z.string(),
+  pid: z.number(),
+  executorVersion: z.string(),
+  userHomeDir: z.string(),
+  platformOs: z.string(),
+  tempDir: z.string(),
+  /** Generation 2 clients decide from these what they may send. */
+  capabilities: z.record(z.string(), z.boolean()),
+});
+
+export const InitializeResult = z.object({
+  sessionId: z.string(),
+  /** Generation 2 servers (Codex 0.169) describe their environment here. */
+  environmentInfo: z.looseObject({ cwd: z.string().optional() }).optional(),
+});
+
+export const ProcessStartResult = z.object({ processId: z.string(), sandboxType: SandboxType.optional() });
+
+export const ProcessOutputChunk = z.object({
+  seq: z.number(),
+  stream: OutputStream,
+  /** base64 */
+  chunk: z.string(),
+});
+
+export const ProcessReadResult = z.object({
+  chunks: z.array(ProcessOutputChunk),
+  nextSeq: z.number(),
+  exited: z.boolean(),
+  exitCode: nullable(z.number()),
+  closed: z.boolean(),
+  failure: nullable(z.string()),
+  /** Generation 2: whether the sandbox made the command fail. */
+  sandboxDenied: z.boolean().optional(),
+});
+
+export const ProcessWriteResult = z.object({ status: WriteStatus });
+export const ProcessTerminateResult = z.object({ running: z.boolean() });
+export const EmptyResult = empty();
+export const EnvironmentStatusResult = z.object({ status: z.literal('ready') });
+
+export const FsReadFileResult = z.object({ /** base64 */ dataBase64: z.string() });
+export const FsMetadataResult = z.object({
+  isDirectory: z.boolean(),
+  isFile: z.boolean(),
+  isSymlink: z.boolean(),
+  createdAtMs: z.number(),
+  modifiedAtMs: z.number(),
+  /** Generation 2: bytes of the target (of the link's target for a symlink). */
+  size: z.number().optional(),
+});
+export const FsDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() });
+export const FsReadDirectoryResult = z.object({ entries: z.array(FsDirectoryEntry) });
+export const FsCanonicalizeResult = z.object({ path: z.string() });
+
+export const HttpHeader = z.object({ name: z.string(), value: z.string() });
+export const HttpRequestResult = z.object({
+  status: z.number(),
+  headers: z.array(HttpHeader),
+  /** The whole body (base64), or "" when the body streams as `http/request/bodyDelta`. */
+  bodyBase64: z.string(),
+});
+
+// ---- notifications ----
+
+export const ProcessOutputNotification = ProcessOutputChunk.extend({ processId: z.string() });
+export const ProcessExitedNotification = z.object({
+  processId: z.string(),
+  seq: z.number(),
+  exitCode: z.number(),
+  /** Generation 2 only. */
+  sandboxDenied: z.boolean().optional(),
+});
+export const ProcessClosedNotification = z.object({ processId: z.string(), seq: z.number() });
+export const HttpBodyDeltaNotification = z.object({
+  requestId: z.string(),
+  seq: z.number(),
+  deltaBase64: z.string(),
+  done: z.boolean(),
+  error: nullable(z.string()),
+});

@@ -1,0 +1,32 @@
+/** The `fs/*` handlers. A sandbox that asks for confinement is refused before anything is touched. */
+import { sameFormAs } from '../../protocol/path-uri.js';
+import type { Generation } from '../client-generation.js';
+import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
+import * as ops from '../fs/fs-operations.js';
+import { refuseConfinedFs } from '../unsupported-requests.js';
+
+/** `size` is a generation-2 member of `fs/getMetadata`'s answer (the target's size for a symlink). */
+async function metadata(native: string, generation: Generation) {
+  const { size, ...rest } = await ops.getMetadata(native);
+  return generation === 2 ? { ...rest, size } : rest;
+}
+
+export function fsHandlers(generation: () => Generation): HandlerGroup<MethodsOfFamily<'filesystem'>> {
+  const unconfined = <P extends { sandbox?: unknown }>(params: P): P => {
+    refuseConfinedFs(params.sandbox);
+    return params;
+  };
+  return {
+    'fs/readFile': (params) => ops.readFile(unconfined(params).path.native),
+    'fs/writeFile': (params, request) => ops.writeFile(unconfined(params).path.native, params.dataBase64, request.decodeBase64),
+    'fs/createDirectory': (params) => ops.createDirectory(unconfined(params).path.native, params.recursive ?? true),
+    'fs/getMetadata': (params) => metadata(unconfined(params).path.native, generation()),
+    'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native),
+    'fs/remove': (params) => ops.remove(unconfined(params).path.native, params.recursive ?? true, params.force ?? true),
+    'fs/copy': (params) => ops.copy(unconfined(params).sourcePath.native, params.destinationPath.native, params.recursive),
+    'fs/canonicalize': async (params) => {
+      const { path } = await ops.canonicalize(unconfined(params).path.native);
+      return { path: sameFormAs(params.path, path) };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** Every method's handler, assembled for one connection (`Handlers` fails to compile if one is missing). */
+import type { Generation } from '../client-generation.js';
+import type { Handlers } from '../dispatcher.js';
+import { environmentInfo } from '../environment-info.js';
+import type { HttpClient } from '../http/http-client.js';
+import type { Lifecycle } from '../lifecycle.js';
+import type { ProcessManager } from '../process/process-manager.js';
+import { fsHandlers } from './fs.js';
+import { processHandlers } from './process.js';
+
+export interface HandlerDependencies {
+  lifecycle: Lifecycle;
+  processes: ProcessManager;
+  http: HttpClient;
+  generation: () => Generation;
+}
+
+export function serverHandlers({ lifecycle, processes, http, generation }: HandlerDependencies): Handlers {
+  return {
+    initialize: (params) => lifecycle.initialize(params),
+    ...processHandlers(processes),
+    'environment/info': () => environmentInfo(generation()),
+    'environment/status': () => ({ status: 'ready' }),
+    ...fsHandlers(generation),
+    'http/request': (params, request) => http.request(params, request.decodeBase64),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * What the process managers of one server share with the machine: the
+ * guardian that outlives a crashed server, the spawner and its pipe factory,
+ * and the registry of open PTY masters. Whoever builds a server (the CLI,
+ * an executor) creates one and passes it in; nothing starts until the first
+ * process does, or until `prepare()`.
+ */
+import { Guardian } from './guardian.js';
+import { PipePool } from './pipe-pool.js';
+import { Spawner } from './spawner.js';
+
+/** `auto`: the spawner once the server is big or PTYs are open (see `useSpawner`). */
+export type SpawnerMode = 'auto' | 'always' | 'never';
+
+/**
+ * Past this resident size a fork of the server costs more than the trip to
+ * the spawner (`npm run bench -- --only spawn` compares both). RSS is only a
+ * proxy: Buffers slow a fork far more than V8 heap pages do.
+ */
+const SPAWNER_ABOVE_RSS_BYTES = 96 * 1024 * 1024;
+
+/**
+ * Master descriptors of live PTYs. forkpty opens them without close-on-exec
+ * and Node cannot set that flag, so pipe children must close them (see
+ * `pipe-child.ts`). Descriptors are per process: servers in one Node process
+ * should share one runtime.
+ */
+export class PtyMasters {
+  private readonly fds = new Set<number>();
+
+  add(fd: number): void {
+    this.fds.add(fd);
+  }
+
+  delete(fd: number): void {
+    this.fds.delete(fd);
+  }
+
+  list(): number[] {
+    return [...this.fds];
+  }
+
+  get size(): number {
+    return this.fds.size;
+  }
+}
+
+export interface ProcessRuntimeOptions {
+  /** Default `auto`; the CLI takes `EXEC_SERVER_SPAWNER=always|never` as an override. */
+  spawnerMode?: SpawnerMode;
+}
+
+export class ProcessRuntime {
+  readonly guardian = new Guardian();
+  readonly ptyMasters = new PtyMasters();
+  readonly spawnerMode: SpawnerMode;
+  private spawnerState: Spawner | null | undefined;
+  private pool: PipePool | undefined;
+  private warnedSocketpairs = false;
+  private prepared = false;
+
+  constructor(options: ProcessRuntimeOptions = {}) {
+    this.spawnerMode = options.spawnerMode ?? 'auto';
+  }
+
+  /** Starts the guardian and the first pipes: before any PTY master exists that they could inherit. */
+  prepare(): void {
+    if (this.prepared) return;
+    this.prepared = true;
+    this.guardian.ensure();
+    this.pipePool()?.prefill();
+  }
+
+  /** The spawner, launched on first use; undefined without perl or /proc, or once it died. */
+  spawner(): Spawner | undefined {
+    if (this.spawnerState === undefined) this.spawnerState = Spawner.launch() ?? null;
+    if (this.spawnerState && !this.spawnerState.alive) this.spawnerState = null;
+    return this.spawnerState ?? undefined;
+  }
+
+  /** The pipe factory for children Node spawns; undefined without the spawner. */
+  pipePool(): PipePool | undefined {
+    const spawner = this.spawner();
+    if (!spawner) return undefined;
+    if (this.pool?.spawner !== spawner) this.pool = new PipePool(spawner);
+    return this.pool;
+  }
+
+  /**
+   * Whether the spawner starts the next pipe child: once the server is big,
+   * or while PTYs are open (it needs no perl start-up to close their
+   * masters: it holds none of them).
+   */
+  useSpawner(): boolean {
+    if (this.spawnerMode !== 'auto') return this.spawnerMode === 'always';
+    return this.ptyMasters.size > 0 || process.memoryUsage.rss() > SPAWNER_ABOVE_RSS_BYTES;
+  }
+
+  /** Says once, on stderr, that children get socketpairs. */
+  warnSocketpairs(): void {
+    if (this.warnedSocketpairs) return;
+    this.warnedSocketpairs = true;
+    process.stderr.write('exec-server: perl or /proc unavailable; pipe children get socketpairs, not pipes\n');
+  }
+
+  /** Ends the guardian once its owner's processes are gone. */
+  stop(): void {
+    this.guardian.stop();
+  }
+}

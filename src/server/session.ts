@@ -1,0 +1,94 @@
+/**
+ * One client's session, without a transport: its handshake state, the
+ * generation it speaks, its processes, HTTP streams and decoded payloads,
+ * and the dispatcher that runs its requests. `ExecServer` puts it behind
+ * JSON-RPC lines; `LocalExecutor` calls it directly.
+ */
+import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/methods.js';
+import { PayloadStash } from '../protocol/payload-stash.js';
+import type { OutputStream } from '../protocol/types.js';
+import { ClientGeneration } from './client-generation.js';
+import { Dispatcher } from './dispatcher.js';
+import { serverHandlers } from './handlers/index.js';
+import { HttpClient } from './http/http-client.js';
+import { Lifecycle } from './lifecycle.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { ProcessEventSink } from './process/managed-process.js';
+import { ProcessManager, type ProcessManagerOptions } from './process/process-manager.js';
+
+/** Where a session's notifications go, and whether their reader keeps up. */
+export interface NotificationChannel {
+  notify<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void;
+  /** `process/output`, with its bytes raw (a server's writer encodes them itself). */
+  output(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void;
+  /** True while the reader is not keeping up: producers should pause. */
+  isCongested(): boolean;
+  /** Called when a congested reader has caught up. */
+  onResume(listener: () => void): void;
+}
+
+export interface ServerSessionOptions extends ProcessManagerOptions {
+  logger?: Logger;
+}
+
+export class ServerSession {
+  readonly lifecycle = new Lifecycle();
+  readonly generation = new ClientGeneration();
+  readonly payloads = new PayloadStash();
+  readonly processes: ProcessManager;
+  private readonly http: HttpClient;
+  private readonly dispatcher: Dispatcher;
+
+  constructor(
+    private readonly channel: NotificationChannel,
+    options: ServerSessionOptions,
+  ) {
+    this.processes = new ProcessManager(this.processSink(), options);
+    this.http = new HttpClient({
+      notify: (name, params) => this.notify(name, params),
+      isCongested: () => channel.isCongested(),
+      onResume: (listener) => channel.onResume(listener),
+    });
+    channel.onResume(() => this.processes.resumeAll());
+    const handlers = serverHandlers({
+      lifecycle: this.lifecycle,
+      processes: this.processes,
+      http: this.http,
+      generation: () => this.generation.value,
+    });
+    const logger = options.logger ?? silentLogger;
+    this.dispatcher = new Dispatcher(handlers, { lifecycle: this.lifecycle, generation: this.generation, payloads: this.payloads, logger });
+  }
+
+  /** Runs a request; rejects with a `ProtocolError` only. */
+  dispatch(name: string, params: unknown): Promise<unknown> {
+    return this.dispatcher.dispatch(name, params);
+  }
+
+  notification(name: string, params: unknown): void {
+    this.dispatcher.notification(name, params);
+  }
+
+  /** Kills what still runs and waits for its last events; aborts HTTP streams. */
+  async shutdown(): Promise<void> {
+    await Promise.all([this.processes.shutdown(), this.http.shutdown()]);
+  }
+
+  private notify<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void {
+    this.channel.notify(name, params);
+    if (this.channel.isCongested()) this.processes.pauseAll();
+  }
+
+  private processSink(): ProcessEventSink {
+    return {
+      output: (processId, seq, stream, bytes) => {
+        this.channel.output(processId, seq, stream, bytes);
+        if (this.channel.isCongested()) this.processes.pauseAll();
+      },
+      exited: (processId, seq, exitCode, sandboxDenied) =>
+        this.notify(Notification.ProcessExited, this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied } : { processId, seq, exitCode }),
+      closed: (processId, seq) => this.notify(Notification.ProcessClosed, { processId, seq }),
+      generation: () => this.generation.value,
+    };
+  }
+}
