@@ -1,0 +1,177 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { OutputLog, RETAINED_OUTPUT_BYTES } from '../../../../src/server/process/output-log.js';
+
+type Stream = 'stdout' | 'stderr' | 'pty';
+const bytes = (n: number, fill = 0x61) => Buffer.alloc(n, fill);
+const seqsOf = (chunks: { seq: number }[]) => chunks.map((c) => c.seq);
+
+/** A log holding chunks of the given sizes as seqs 1, 2, …. */
+function logOf(sizes: number[], limit?: number): OutputLog {
+  const log = new OutputLog(limit);
+  sizes.forEach((size, i) => log.append(i + 1, i % 2 ? 'stderr' : 'stdout', bytes(size, 0x61 + (i % 26))));
+  return log;
+}
+
+/** The model: the longest suffix within the limit, at least the newest chunk. */
+function retainedModel(sizes: number[], limit: number): number[] {
+  let total = 0;
+  let first = sizes.length;
+  while (first > 0 && (first === sizes.length || total + sizes[first - 1]! <= limit)) total += sizes[--first]!;
+  return sizes.map((_, i) => i + 1).slice(first);
+}
+
+describe('OutputLog: basics', () => {
+  it('is empty at first', () => {
+    const log = new OutputLog();
+    expect(log.lastSeq).toBe(0);
+    expect(log.text()).toBe('');
+    expect(log.select(0, undefined)).toEqual([]);
+    expect(log.select(0, 10)).toEqual([]);
+  });
+
+  it('keeps 1 MiB by default', () => {
+    expect(RETAINED_OUTPUT_BYTES).toBe(1024 * 1024);
+    const log = logOf([RETAINED_OUTPUT_BYTES / 2, RETAINED_OUTPUT_BYTES / 2]);
+    expect(seqsOf(log.select(0, undefined))).toEqual([1, 2]);
+    log.append(3, 'stdout', bytes(1));
+    expect(seqsOf(log.select(0, undefined))).toEqual([2, 3]);
+  });
+
+  it('returns chunks as base64 with their seq and stream', () => {
+    const log = new OutputLog();
+    log.append(1, 'stdout', Buffer.from('out'));
+    log.append(2, 'stderr', Buffer.from([0, 255]));
+    log.append(3, 'pty', Buffer.alloc(0));
+    expect(log.select(0, undefined)).toEqual([
+      { seq: 1, stream: 'stdout', chunk: 'b3V0' },
+      { seq: 2, stream: 'stderr', chunk: 'AP8=' },
+      { seq: 3, stream: 'pty', chunk: '' },
+    ]);
+    expect(log.lastSeq).toBe(3);
+  });
+
+  it('text() joins the retained bytes as UTF-8, even across chunk boundaries', () => {
+    const log = new OutputLog();
+    const euro = Buffer.from('€');
+    log.append(1, 'stdout', Buffer.concat([Buffer.from('a'), euro.subarray(0, 1)]));
+    log.append(2, 'stderr', Buffer.concat([euro.subarray(1), Buffer.from('b')]));
+    expect(log.text()).toBe('a€b');
+  });
+});
+
+describe('OutputLog: retention', () => {
+  it('evicts the oldest chunks first, keeping whole chunks within the limit', () => {
+    const log = logOf([4, 4, 4], 10);
+    expect(seqsOf(log.select(0, undefined))).toEqual([2, 3]);
+    expect(log.text()).toBe('bbbbcccc');
+  });
+
+  it('keeps exactly the limit', () => {
+    expect(seqsOf(logOf([5, 5], 10).select(0, undefined))).toEqual([1, 2]);
+  });
+
+  it('always keeps the newest chunk, even one larger than the limit', () => {
+    const log = logOf([3, 50], 10);
+    expect(seqsOf(log.select(0, undefined))).toEqual([2]);
+    expect(log.lastSeq).toBe(2);
+    log.append(3, 'stdout', bytes(2));
+    expect(seqsOf(log.select(0, undefined))).toEqual([3]);
+  });
+
+  it('with a limit of 0 keeps only the newest chunk', () => {
+    const log = logOf([1, 2, 3], 0);
+    expect(seqsOf(log.select(0, undefined))).toEqual([3]);
+  });
+
+  it('retains the longest suffix within the limit, for any chunk sizes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 40 }), { maxLength: 60 }), fc.nat({ max: 100 }), (sizes, limit) => {
+        const log = logOf(sizes, limit);
+        const expected = retainedModel(sizes, limit);
+        expect(seqsOf(log.select(0, undefined))).toEqual(expected);
+        expect(log.lastSeq).toBe(sizes.length);
+        expect(Buffer.byteLength(log.text())).toBe(expected.reduce((sum, seq) => sum + sizes[seq - 1]!, 0));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('stays correct across its internal compaction (thousands of evictions)', () => {
+    const log = new OutputLog(10);
+    for (let seq = 1; seq <= 5000; seq++) log.append(seq, 'stdout', Buffer.from(String(seq % 10)));
+    expect(seqsOf(log.select(0, undefined))).toEqual(Array.from({ length: 10 }, (_, i) => 4991 + i));
+    expect(log.text()).toBe('1234567890');
+    expect(seqsOf(log.select(4995, undefined))).toEqual([4996, 4997, 4998, 4999, 5000]);
+    expect(log.lastSeq).toBe(5000);
+  });
+});
+
+describe('OutputLog: select', () => {
+  it('returns the chunks after a seq', () => {
+    const log = logOf([1, 1, 1, 1]);
+    expect(seqsOf(log.select(0, undefined))).toEqual([1, 2, 3, 4]);
+    expect(seqsOf(log.select(2, undefined))).toEqual([3, 4]);
+    expect(seqsOf(log.select(4, undefined))).toEqual([]);
+    expect(seqsOf(log.select(99, undefined))).toEqual([]);
+  });
+
+  it('starts at the oldest retained chunk when asked for evicted ones', () => {
+    const log = logOf([5, 5, 5, 5], 10);
+    expect(seqsOf(log.select(1, undefined))).toEqual([3, 4]);
+  });
+
+  it('finds the next chunk when seqs have gaps', () => {
+    const log = new OutputLog();
+    for (const seq of [2, 5, 9]) log.append(seq, 'stdout', bytes(1));
+    expect(seqsOf(log.select(0, undefined))).toEqual([2, 5, 9]);
+    expect(seqsOf(log.select(3, undefined))).toEqual([5, 9]);
+    expect(seqsOf(log.select(5, undefined))).toEqual([9]);
+  });
+
+  it('stops before maxBytes would be exceeded, never splitting a chunk', () => {
+    const log = logOf([3, 3, 3, 3]);
+    expect(seqsOf(log.select(0, 6))).toEqual([1, 2]);
+    expect(seqsOf(log.select(0, 8))).toEqual([1, 2]);
+    expect(seqsOf(log.select(0, 9))).toEqual([1, 2, 3]);
+    expect(seqsOf(log.select(1, 6))).toEqual([2, 3]);
+  });
+
+  it('always returns the first chunk, however small maxBytes is', () => {
+    const log = logOf([10, 1]);
+    expect(seqsOf(log.select(0, 0))).toEqual([1]);
+    expect(seqsOf(log.select(0, 5))).toEqual([1]);
+    expect(seqsOf(log.select(1, 0))).toEqual([2]);
+  });
+
+  it('with maxBytes 0 stops after the first chunk even when the rest are empty', () => {
+    const log = logOf([0, 0, 0]);
+    expect(seqsOf(log.select(0, 0))).toEqual([1]);
+  });
+
+  it('picks the longest run after afterSeq within maxBytes (at least one), for any sizes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 20 }), { maxLength: 40 }),
+        fc.nat({ max: 45 }),
+        fc.option(fc.nat({ max: 60 }), { nil: undefined }),
+        (sizes, afterSeq, maxBytes) => {
+          const log = logOf(sizes);
+          const selected = seqsOf(log.select(afterSeq, maxBytes));
+          const candidates = sizes.map((_, i) => i + 1).filter((seq) => seq > afterSeq);
+          let count = 0;
+          let total = 0;
+          for (const seq of candidates) {
+            const size = sizes[seq - 1]!;
+            if (maxBytes !== undefined && count > 0 && (total >= maxBytes || total + size > maxBytes)) break;
+            count++;
+            total += size;
+          }
+          expect(selected).toEqual(candidates.slice(0, count));
+          if (maxBytes !== undefined && selected.length > 1) expect(total).toBeLessThanOrEqual(maxBytes);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LARGE_LINE_BYTES, parseLargeLine } from '../../../src/transport/large-line.js';
+
+/**
+ * What happens to the big value once decoded (the payload stash) is being
+ * reworked; these tests give a stand-in and look only at whether the line
+ * takes this path and at the rest of the message.
+ */
+const STASH = { stash: () => 'stashed' } as never;
+const parse = (pieces: Buffer[]) => parseLargeLine(pieces, STASH);
+
+/** `line` cut at the given offsets (sorted, duplicates give empty pieces). */
+function split(line: Buffer, cuts: number[]): Buffer[] {
+  const points = [...cuts.map((c) => c % (line.length + 1))].sort((a, b) => a - b);
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (const point of points) {
+    pieces.push(line.subarray(from, point));
+    from = point;
+  }
+  pieces.push(line.subarray(from));
+  return pieces;
+}
+
+const cutsArb = fc.array(fc.nat(), { maxLength: 12 });
+
+// A value long enough to take this path (at least LARGE_LINE_BYTES / 2 characters).
+const BIG_BYTES = Buffer.alloc(Math.ceil((LARGE_LINE_BYTES / 2) * 0.75) + 31);
+for (let i = 0; i < BIG_BYTES.length; i++) BIG_BYTES[i] = (i * 31 + (i >> 8)) & 0xff;
+const BIG = BIG_BYTES.toString('base64'); // ends in '==' padding
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** BIG with stray bits set in its last symbol (before the `==`). */
+const NON_CANONICAL = BIG.slice(0, -3) + ALPHABET[ALPHABET.indexOf(BIG.at(-3)!) | 1]! + '==';
+
+const writeFile = (value: string, extra = '') =>
+  `{"jsonrpc":"2.0","id":7,"method":"fs/writeFile","params":{"path":"/tmp/x","dataBase64":"${value}"${extra}}}`;
+
+function withoutKey(message: unknown, key: string): unknown {
+  const copy = structuredClone(message) as { params: Record<string, unknown> };
+  delete copy.params[key];
+  return copy;
+}
+
+describe('parseLargeLine: ordinary messages go the ordinary way', () => {
+  const message = fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.oneof(fc.nat(), fc.string()),
+    method: fc.constantFrom('process/read', 'process/start', 'initialize', 'fs/readFile', 'process/write', 'fs/writeFile', 'http/request'),
+    params: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 }),
+  });
+
+  it('returns undefined for random messages split into random pieces', () => {
+    fc.assert(
+      fc.property(message, cutsArb, (value, cuts) => {
+        expect(parse(split(Buffer.from(JSON.stringify(value)), cuts))).toBeUndefined();
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('returns undefined for small base64 values of the large params', () => {
+    expect(parse([Buffer.from(writeFile('QUJD'))])).toBeUndefined();
+    expect(parse([Buffer.from('{"id":1,"method":"process/write","params":{"processId":"p","chunk":"aGk="}}')])).toBeUndefined();
+    expect(parse([Buffer.from('{"id":1,"method":"http/request","params":{"bodyBase64":""}}')])).toBeUndefined();
+  });
+
+  it('returns undefined for an empty line and for empty pieces', () => {
+    expect(parse([Buffer.alloc(0)])).toBeUndefined();
+    expect(parse([Buffer.alloc(0), Buffer.alloc(0)])).toBeUndefined();
+  });
+
+  it('returns undefined for a value one character under the threshold', () => {
+    const value = 'A'.repeat(LARGE_LINE_BYTES / 2 - 4) + 'AAA=';
+    expect(value.length).toBe(LARGE_LINE_BYTES / 2);
+    expect(parse([Buffer.from(writeFile(value.slice(4)))])).toBeUndefined();
+  });
+});
+
+describe('parseLargeLine: big base64 values', () => {
+  it('parses the rest of the line as JSON.parse does, however the line is split', () => {
+    const line = Buffer.from(writeFile(BIG, ',"sandbox":null'));
+    const expected = withoutKey(JSON.parse(line.toString()), 'dataBase64');
+    fc.assert(
+      fc.property(cutsArb, (cuts) => {
+        const message = parse(split(line, cuts));
+        expect(message).toBeDefined();
+        expect(withoutKey(message, 'dataBase64')).toEqual(expected);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('handles each large param of its own method, the value first or last', () => {
+    const lines = [
+      ['chunk', `{"jsonrpc":"2.0","id":"w","method":"process/write","params":{"chunk":"${BIG}","processId":"p","closeStdin":false}}`],
+      ['bodyBase64', `{"id":3,"method":"http/request","params":{"method":"POST","url":"http://x","requestId":"r","bodyBase64":"${BIG}"}}`],
+      ['dataBase64', `{"method":"fs/writeFile","id":1,"params":{"dataBase64":"${BIG}","path":"/a/ü"}}`],
+    ] as const;
+    for (const [key, line] of lines) {
+      const message = parse(split(Buffer.from(line), [100, 1000, 333_333, 500_000]));
+      expect(message).toBeDefined();
+      expect(withoutKey(message, key)).toEqual(withoutKey(JSON.parse(line), key));
+    }
+  });
+
+  it('accepts every padding form', () => {
+    expect(BIG.endsWith('==')).toBe(true);
+    for (const extra of [0, 1, 2]) {
+      const value = Buffer.concat([BIG_BYTES, Buffer.alloc(extra, 1)]).toString('base64');
+      expect(parse(split(Buffer.from(writeFile(value)), [200_000, 400_001]))).toBeDefined();
+    }
+  });
+});
+
+describe('parseLargeLine: big values it leaves to the ordinary path', () => {
+  const at = (text: string, index: number, replacement: string) => text.slice(0, index) + replacement + text.slice(index + replacement.length);
+
+  it.each([
+    ['a junk character', at(BIG, 1000, '!')],
+    ['a URL-safe character', at(BIG, 1000, '-')],
+    ['a space', at(BIG, 5, ' ')],
+    ['padding in the middle', at(BIG, 400, '==')],
+    ['a length that is not a multiple of 4', BIG.replace(/=+$/, '')],
+    ['a non-canonical last symbol', NON_CANONICAL],
+    ['a JSON escape', at(BIG, 1000, '\\/')],
+    ['a non-ASCII character', at(BIG, 1000, 'é')],
+  ])('%s in the value', (_name, value) => {
+    fc.assert(
+      fc.property(cutsArb, (cuts) => {
+        expect(parse(split(Buffer.from(writeFile(value)), cuts))).toBeUndefined();
+      }),
+      { numRuns: 3 },
+    );
+  });
+
+  it('the key of another method', () => {
+    expect(parse([Buffer.from(`{"id":1,"method":"process/write","params":{"processId":"p","dataBase64":"${BIG}"}}`)])).toBeUndefined();
+    expect(parse([Buffer.from(`{"id":1,"method":"fs/readFile","params":{"path":"/x","dataBase64":"${BIG}"}}`)])).toBeUndefined();
+  });
+
+  it('a key that is not preceded by { or , (whitespace: not a compact line)', () => {
+    expect(parse([Buffer.from(writeFile(BIG).replace('"dataBase64"', ' "dataBase64"'))])).toBeUndefined();
+  });
+
+  it('a key beyond the first 64 KiB of the line', () => {
+    const line = `{"id":1,"method":"fs/writeFile","params":{"path":"/tmp/${'p'.repeat(70 * 1024)}","dataBase64":"${BIG}"}}`;
+    expect(parse([Buffer.from(line)])).toBeUndefined();
+  });
+
+  it('a rest of the line that is not JSON', () => {
+    expect(parse([Buffer.from(writeFile(BIG).slice(0, -1))])).toBeUndefined();
+    expect(parse([Buffer.from(writeFile(BIG, ',,'))])).toBeUndefined();
+  });
+
+  it('a value without its closing quote', () => {
+    expect(parse([Buffer.from(`{"id":1,"method":"fs/writeFile","params":{"dataBase64":"${BIG}`)])).toBeUndefined();
+  });
+});
