@@ -1,9 +1,18 @@
 #!/usr/bin/env node
-// Writes schema/exec-server.schema.json from the protocol table (run after `npm run build`).
+// Writes the generated reference files (run after `npm run build`):
+// schema/exec-server.schema.json from the protocol table, docs/errors.md from the error constructors.
 import fs from 'node:fs';
+import { ClientErrors } from '../dist/client/errors.js';
+import { Errors, ErrorTexts } from '../dist/protocol/errors.js';
 import { protocolJsonSchemaText } from '../dist/protocol/json-schema.js';
+import { errorTableMarkdown } from './error-table.mjs';
 
-const target = new URL('../schema/exec-server.schema.json', import.meta.url);
-fs.mkdirSync(new URL('.', target), { recursive: true });
-fs.writeFileSync(target, protocolJsonSchemaText());
-process.stderr.write(`wrote ${target.pathname}\n`);
+function write(relative, text) {
+  const target = new URL(`../${relative}`, import.meta.url);
+  fs.mkdirSync(new URL('.', target), { recursive: true });
+  fs.writeFileSync(target, text);
+  process.stderr.write(`wrote ${relative}\n`);
+}
+
+write('schema/exec-server.schema.json', protocolJsonSchemaText());
+write('docs/errors.md', errorTableMarkdown({ Errors, ErrorTexts, ClientErrors }));

@@ -22,7 +22,7 @@ export type ClientErrorKind =
   | 'handshakeTimeout'
   | 'serverExited'
   | 'protocolViolation'
-  | 'closed';
+  | 'httpBody';
 
 export class ExecServerClientError extends Error {
   constructor(
@@ -37,6 +37,8 @@ export class ExecServerClientError extends Error {
 export const DISCONNECTED = 'exec-server transport disconnected';
 
 export const ClientErrors = {
+  /** A server's error response (or the server's own error, for a check the client makes first). */
+  fromServer: (error: { code: number; message: string }) => new ExecServerError(error.code, error.message, { cause: error }),
   /** The canonical disconnect message, with `: <reason>` when there is one. */
   disconnected: (reason?: string) =>
     new ExecServerClientError('disconnected', reason ? `${DISCONNECTED}: ${reason}` : DISCONNECTED),
@@ -51,7 +53,10 @@ export const ClientErrors = {
     ),
   protocolViolation: (line: string) =>
     new ExecServerClientError('protocolViolation', `exec-server sent a line that is not JSON-RPC: ${shorten(line)}`),
-  closed: () => new ExecServerClientError('closed', 'exec-server client is closed'),
+  /** A process session or streamed body cut off by a disconnect (`message` is the disconnect's). */
+  cutOff: (message: string) => new ExecServerClientError('disconnected', message),
+  /** The server reported that a streamed HTTP body failed. */
+  httpBodyFailed: (message: string) => new ExecServerClientError('httpBody', message),
 } as const;
 
 function shorten(line: string, max = 200): string {

@@ -12,11 +12,12 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { bytesOf } from '../protocol/base64-payload.js';
+import { Errors } from '../protocol/errors.js';
 import { Notification, type MethodName, type NotificationName, type NotificationParamsOf, type ParamsOf, type ProducedResultOf, type ResultOf } from '../protocol/methods.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
-import { ClientErrors, ExecServerClientError, ExecServerError } from './errors.js';
+import { ClientErrors, ExecServerClientError } from './errors.js';
 import { HttpBodies, httpParams } from './http-bodies.js';
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
@@ -189,7 +190,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     try {
       return await Promise.race([this.connection.sendRequest(method, params), this.disconnected]);
     } catch (error) {
-      if (error instanceof ResponseError) throw new ExecServerError(error.code, error.message, { cause: error });
+      if (error instanceof ResponseError) throw ClientErrors.fromServer(error);
       if (this.failure) throw this.failure;
       throw error;
     }
@@ -209,7 +210,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   async start(options: StartOptions): Promise<ProcessSession> {
     if (this.failure) throw this.failure;
     const processId = options.processId ?? randomUUID();
-    if (this.sessions.has(processId)) throw new ExecServerError(-32600, `process ${processId} already exists`);
+    if (this.sessions.has(processId)) throw ClientErrors.fromServer(Errors.processExists(processId));
     const session = new ProcessSession(processId, options.tty ?? false, this.backend, options.bufferEvents ?? true);
     // Registered before the request: notifications may precede the response.
     this.sessions.set(processId, session);

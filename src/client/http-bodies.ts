@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpBodyDeltaNotification } from '../protocol/types.js';
+import { ClientErrors } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import type { HttpRequestOptions } from './options.js';
 
@@ -27,7 +28,7 @@ export class HttpBodies {
     if (!body) return;
     if (delta.deltaBase64) body.push(Buffer.from(delta.deltaBase64, 'base64'));
     if (delta.done) {
-      if (delta.error !== null) body.push(new Error(delta.error));
+      if (delta.error !== null) body.push(ClientErrors.httpBodyFailed(delta.error));
       body.end();
       this.bodies.delete(delta.requestId);
     }
@@ -36,7 +37,7 @@ export class HttpBodies {
   /** Ends every open body with `message` as its error. */
   failAll(message: string): void {
     for (const body of this.bodies.values()) {
-      body.push(new Error(message));
+      body.push(ClientErrors.cutOff(message));
       body.end();
     }
     this.bodies.clear();

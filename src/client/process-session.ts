@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { OutputStream, ProcessReadResult, WriteStatus } from '../protocol/types.js';
 import { EventQueue } from './event-queue.js';
+import { ClientErrors } from './errors.js';
 import { SeqOrderer } from './seq-orderer.js';
 
 export type ProcessEvent =
@@ -163,7 +164,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
       } else if (event.type === 'closed') {
         stream.end();
       } else if (event.type === 'failed') {
-        stream.destroy(new Error(event.message));
+        stream.destroy(ClientErrors.cutOff(event.message));
       }
     });
     return stream;
@@ -219,11 +220,11 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     return new Promise((resolve, reject) => {
       const check = (event: ProcessEvent) => {
         if (event.type === 'closed') resolve(this.exitCode);
-        else if (event.type === 'failed') reject(new Error(event.message));
+        else if (event.type === 'failed') reject(ClientErrors.cutOff(event.message));
         else return;
         this.watchers.delete(check);
       };
-      if (this.finished) return this.failure !== undefined ? reject(new Error(this.failure)) : resolve(this.exitCode);
+      if (this.finished) return this.failure !== undefined ? reject(ClientErrors.cutOff(this.failure)) : resolve(this.exitCode);
       this.watchers.add(check);
     });
   }

@@ -4,6 +4,7 @@
  */
 import type { StartOptions } from './options.js';
 import type { ProcessSession } from './process-session.js';
+import { ClientErrors } from './errors.js';
 
 export interface RunOptions {
   cwd?: string;
@@ -83,7 +84,7 @@ export async function runProcess(client: Starter, argv: string[], options: RunOp
       } else if (event.type === 'exited') {
         exitCode = event.exitCode;
       } else if (event.type === 'failed') {
-        throw new Error(event.message);
+        throw ClientErrors.cutOff(event.message);
       }
     }
     return {

@@ -4,7 +4,7 @@
  * requests go through the server's own dispatcher (same gate, params
  * decoding and errors). Nothing starts until the first call.
  */
-import { ExecServerError } from '../client/errors.js';
+import { ClientErrors } from '../client/errors.js';
 import type { ReadResult } from '../client/process-session.js';
 import { ProtocolFacade } from '../client/protocol-facade.js';
 import { ServerGeneration } from '../client/server-generation.js';
@@ -34,8 +34,7 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
     try {
       return (await this.opened().dispatch(method, params)) as ProducedResultOf<M>;
     } catch (error) {
-      const { code, message } = error as ProtocolError;
-      throw new ExecServerError(code, message, { cause: error });
+      throw ClientErrors.fromServer(error as ProtocolError);
     }
   }
 

@@ -36,6 +36,19 @@ const invalidRequest = (message: string) => new ProtocolError(ErrorCode.InvalidR
 const invalidParams = (message: string) => new ProtocolError(ErrorCode.InvalidParams, message);
 const internal = (message: string) => new ProtocolError(ErrorCode.InternalError, message);
 
+/**
+ * Texts that are not a whole error of their own: the params checks that
+ * `schemas.ts` words (sent as −32602), and the `error` of a streamed HTTP
+ * body's last `http/request/bodyDelta`.
+ */
+export const ErrorTexts = {
+  relativePath: 'AbsolutePathBuf deserialized without a base path',
+  badSize: 'size.rows and size.cols must be integers between 1 and 65535',
+  badResize: 'rows and cols must be integers between 1 and 65535',
+  bodyDecodeFailed: 'error decoding response body',
+  bodyInputClosed: 'exec-server input closed',
+} as const;
+
 /** Named constructors for every error the server sends. */
 export const Errors = {
   // --- framing (EXT-PARSE, EXT-LIMITS) ---
@@ -70,13 +83,10 @@ export const Errors = {
   missingProgram: (tty: boolean) => internal(`missing program for ${tty ? 'PTY' : 'pipe'} spawn`),
   stdinWriteFailed: () => internal('failed to write to process stdin'),
   closeStdinOnPty: () => invalidParams('closeStdin is only supported for pipeStdin processes'),
-  badSize: () => invalidParams('size.rows and size.cols must be integers between 1 and 65535'),
-  badResize: () => invalidParams('rows and cols must be integers between 1 and 65535'),
   unsupportedSignal: (value: string) => invalidParams(`unsupported signal \`${value}\``),
   unsupportedMember: (member: string, why: string) => invalidParams(`${member} is not supported: ${why}`),
 
   // --- filesystem (§4) ---
-  relativePath: () => invalidParams('AbsolutePathBuf deserialized without a base path'),
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),
   pathInvalidOnPlatform: (value: string) => invalidRequest(`'${value}' is invalid on '${process.platform}'`),
   emptyWriteId: () => invalidParams('writeId must not be empty'),

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LITERAL } from './decode.js';
+import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, type ClientPath } from './path-uri.js';
 
 const expecting = (label: string) => ({ error: () => label });
@@ -28,7 +29,7 @@ const stringMap = () => z.record(z.string(), str(), expecting('a map'));
 const absolutePath = () =>
   z
     .string(expecting('path string'))
-    .refine((value) => isFileUri(value) || path.posix.isAbsolute(value), literal('AbsolutePathBuf deserialized without a base path'))
+    .refine((value) => isFileUri(value) || path.posix.isAbsolute(value), literal(ErrorTexts.relativePath))
     .transform((value): ClientPath => (isFileUri(value) ? { native: fileUriToPath(value), uri: true } : { native: value, uri: false }));
 
 /** `cwd`: any string (relative resolves against the server's cwd), or a `file://` URI. */
@@ -49,8 +50,8 @@ export const InitializeParams = z.object(
 
 export const TerminalSize = z.object(
   {
-    rows: dimension('size.rows and size.cols must be integers between 1 and 65535'),
-    cols: dimension('size.rows and size.cols must be integers between 1 and 65535'),
+    rows: dimension(ErrorTexts.badSize),
+    cols: dimension(ErrorTexts.badSize),
   },
   expecting('struct TerminalSize'),
 );
@@ -123,8 +124,8 @@ export const ProcessIdParams = z.object({ processId: str() }, expecting('struct 
 export const ProcessResizeParams = z.object(
   {
     processId: str(),
-    rows: dimension('rows and cols must be integers between 1 and 65535'),
-    cols: dimension('rows and cols must be integers between 1 and 65535'),
+    rows: dimension(ErrorTexts.badResize),
+    cols: dimension(ErrorTexts.badResize),
   },
   expecting('struct ResizeParams'),
 );

@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { Errors } from '../../protocol/errors.js';
+import { Errors, ErrorTexts } from '../../protocol/errors.js';
 import { Notification } from '../../protocol/methods.js';
 import type * as S from '../../protocol/schemas.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
@@ -17,8 +17,6 @@ import { validateRequest } from './validate-request.js';
 type Params = z.output<typeof S.HttpRequestParams>;
 
 const MAX_REDIRECTIONS = 10;
-export const BODY_ERROR = 'error decoding response body';
-export const INPUT_CLOSED = 'exec-server input closed';
 
 /** How streamed bodies reach the client, and whether the client keeps up. */
 export interface DeltaChannel {
@@ -96,7 +94,7 @@ export class HttpClient {
 
   /** Aborts every streamed body with a terminal delta (EXT-DRAIN step 5). */
   shutdown(): void {
-    for (const stream of [...this.streams.values()]) stream.abort(INPUT_CLOSED);
+    for (const stream of [...this.streams.values()]) stream.abort(ErrorTexts.bodyInputClosed);
   }
 
   private reserve(requestId: string, controller: AbortController): void {
@@ -130,7 +128,7 @@ export class HttpClient {
       if (this.channel.isCongested()) body.pause();
     });
     body.on('end', () => finish(null));
-    body.on('error', () => finish(BODY_ERROR));
+    body.on('error', () => finish(ErrorTexts.bodyDecodeFailed));
     // Start after the response line has been queued: deltas must follow it.
     setImmediate(() => {
       if (!this.channel.isCongested()) body.resume();

@@ -1,0 +1,1 @@
+export function errorTableMarkdown(constructors: { Errors: object; ErrorTexts: object; ClientErrors: object }): string;
