@@ -33,10 +33,13 @@ export function decodeBase64(text: string): Base64Result {
  * characters; a regex over it overflows V8's regexp stack, a JS loop is
  * slow). Buffer's decoder skips characters outside the alphabet, so any junk
  * shortens the output; it also accepts the URL-safe alphabet, so `-` and `_`
- * are looked for separately. Anything unusual goes to the exact slow path.
+ * are looked for separately, and it reads only the low byte of a non-ASCII
+ * character (`\u0144` as `D`), so those are ruled out by the UTF-8 length.
+ * Anything unusual goes to the exact slow path.
  */
 function isCanonical(text: string, bytes: Buffer): boolean {
   if (text.length % 4 !== 0) return false;
+  if (Buffer.byteLength(text, 'utf8') !== text.length) return false;
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   if (bytes.length !== (text.length / 4) * 3 - padding) return false;
   if (text.includes('-') || text.includes('_')) return false;

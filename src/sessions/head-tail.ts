@@ -6,6 +6,8 @@
 import { completePrefixLength } from './utf8.js';
 
 const MARKER_RESERVE = 64;
+/** Each half must hold a whole 4-byte character. */
+export const MIN_HEAD_TAIL_BYTES = MARKER_RESERVE + 2 * 4;
 
 export class HeadTail {
   private readonly half: number;
@@ -15,6 +17,7 @@ export class HeadTail {
   private total = 0;
 
   constructor(private readonly maxBytes: number) {
+    if (!(maxBytes >= MIN_HEAD_TAIL_BYTES)) throw new RangeError(`HeadTail needs at least ${MIN_HEAD_TAIL_BYTES} bytes, got ${maxBytes}`);
     this.half = Math.floor((maxBytes - MARKER_RESERVE) / 2);
   }
 
@@ -35,18 +38,22 @@ export class HeadTail {
     while (this.tailBytes - (this.tail[0]?.length ?? 0) >= this.half) this.tailBytes -= this.tail.shift()!.length;
   }
 
-  /** Bytes at the end that do not yet form a whole character (kept for later). */
+  /**
+   * Bytes at the end that do not yet form a whole character (kept for
+   * later). While nothing was dropped the head and tail are one run of bytes,
+   * and a character may start in the head and end in the tail.
+   */
   takeIncompleteEnd(): Buffer {
-    const all = this.tailBytes > 0 ? Buffer.concat(this.tail) : this.head;
+    const tail = Buffer.concat(this.tail, this.tailBytes);
+    const contiguous = this.head.length + tail.length === this.total;
+    const all = contiguous ? Buffer.concat([this.head, tail]) : tail;
     const cut = completePrefixLength(all);
     if (cut === all.length) return Buffer.alloc(0);
     const rest = Buffer.from(all.subarray(cut));
-    if (this.tailBytes > 0) {
-      this.tail = [all.subarray(0, cut)];
-      this.tailBytes = cut;
-    } else {
-      this.head = all.subarray(0, cut);
-    }
+    const fromTail = Math.min(rest.length, tail.length);
+    this.tail = fromTail < tail.length ? [tail.subarray(0, tail.length - fromTail)] : [];
+    this.tailBytes = tail.length - fromTail;
+    this.head = this.head.subarray(0, this.head.length - (rest.length - fromTail));
     this.total -= rest.length;
     return rest;
   }

@@ -12,6 +12,7 @@
  * ordinary way, which also gives the exact error texts.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
 import { decodeBase64 } from '../protocol/base64.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 
@@ -43,8 +44,11 @@ export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknow
     const start = at + key.length;
     const end = line.indexOfByte(QUOTE, start);
     if (end < 0 || end - start < LARGE_LINE_BYTES / 2) continue;
-    const message = parseWithout(line, start, end);
-    if (message?.params?.[name] !== '' || LARGE_PARAMS[message.method as string] !== name) return undefined;
+    // The value's place holds a fresh marker: the parsed params must have it
+    // exactly there, not in a nested object, at the top level, or under a duplicate key.
+    const marker = `\u0000large-value-${randomBytes(8).toString('hex')}`;
+    const message = parseWithout(line, start, end, marker);
+    if (message?.params?.[name] !== marker || LARGE_PARAMS[message.method as string] !== name) return undefined;
     const bytes = decodeRegion(line, start, end);
     if (!bytes) return undefined;
     message.params[name] = payloads.stash(bytes);
@@ -55,9 +59,10 @@ export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknow
 
 type Message = { method?: unknown; params?: Record<string, unknown> };
 
-/** The line parsed as JSON with bytes [start, end) cut out. */
-function parseWithout(line: Pieces, start: number, end: number): Message | undefined {
-  const rest = Buffer.concat([line.slice(0, start), line.slice(end, line.length)]);
+/** The line parsed as JSON with bytes [start, end) replaced by `marker` (JSON-escaped). */
+function parseWithout(line: Pieces, start: number, end: number, marker: string): Message | undefined {
+  const escaped = JSON.stringify(marker).slice(1, -1);
+  const rest = Buffer.concat([line.slice(0, start), Buffer.from(escaped), line.slice(end, line.length)]);
   if (!isUtf8(rest)) return undefined;
   try {
     return JSON.parse(rest.toString('utf8')) as Message;

@@ -173,3 +173,10 @@ describe('decodeBase64: rejection properties', () => {
     );
   });
 });
+
+describe('decodeBase64 and non-ASCII text', () => {
+  it.each([['QUJ\u0144'], ['QUJ\u012d'], ['\u0141BCD']])('rejects %j (Buffer reads only the low byte of such characters)', (text) => {
+    const decoded = decodeBase64(text);
+    expect(decoded.ok).toBe(false);
+  });
+});

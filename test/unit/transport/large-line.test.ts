@@ -1,13 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PayloadStash } from '../../../src/protocol/payload-stash.js';
 import { LARGE_LINE_BYTES, parseLargeLine } from '../../../src/transport/large-line.js';
 
-/**
- * What happens to the big value once decoded (the payload stash) is being
- * reworked; these tests give a stand-in and look only at whether the line
- * takes this path and at the rest of the message.
- */
-const STASH = { stash: () => 'stashed' } as never;
+const STASH = new PayloadStash();
 const parse = (pieces: Buffer[]) => parseLargeLine(pieces, STASH);
 
 /** `line` cut at the given offsets (sorted, duplicates give empty pieces). */
@@ -155,5 +151,25 @@ describe('parseLargeLine: big values it leaves to the ordinary path', () => {
 
   it('a value without its closing quote', () => {
     expect(parse([Buffer.from(`{"id":1,"method":"fs/writeFile","params":{"dataBase64":"${BIG}`)])).toBeUndefined();
+  });
+});
+
+describe('parseLargeLine: the big value must be the param itself', () => {
+  it('hands the decoded bytes to the method through the stash', () => {
+    const stash = new PayloadStash();
+    const message = parseLargeLine([Buffer.from(writeFile(BIG))], stash) as { params: { dataBase64: string } };
+    const decoded = stash.decodeBase64(message.params.dataBase64);
+    expect(decoded.ok && decoded.bytes.equals(BIG_BYTES)).toBe(true);
+    expect(stash.size).toBe(0);
+  });
+
+  it.each([
+    ['nested in another member', `{"id":1,"method":"process/write","params":{"meta":{"chunk":"${BIG}"},"processId":"p","chunk":""}}`],
+    ['at the top level', `{"chunk":"${BIG}","id":1,"method":"process/write","params":{"processId":"p","chunk":""}}`],
+    ['under a duplicate key whose last value wins', `{"id":1,"method":"process/write","params":{"chunk":"${BIG}","processId":"p","chunk":""}}`],
+  ])('leaves a line to the ordinary path when the big value is %s', (_name, line) => {
+    const stash = new PayloadStash();
+    expect(parseLargeLine([Buffer.from(line)], stash)).toBeUndefined();
+    expect(stash.size).toBe(0);
   });
 });
