@@ -18,13 +18,14 @@
  *   report `exit` and `close` (output of escaped descendants after the exit
  *   is not delivered, as in the reference, §3.3).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
+import { newDrainMarker, MarkerSearch } from './drain-marker.js';
 import { killSession } from './kill.js';
+import { OutputBatch } from './output-batch.js';
 import { perlExec } from './perl.js';
 import type { PtyMasters } from './runtime.js';
 
@@ -52,14 +53,6 @@ function native(): NativePty {
   return nativeModule;
 }
 
-/**
- * A terminal hands over at most 4095 bytes per read; reads that arrive in
- * the same event-loop turn are joined (up to this size) so that a flood is
- * not one notification per 4 KiB.
- */
-const COALESCE_BYTES = 64 * 1024;
-/** How long a streaming batch may wait to fill (see `scheduleFlush`). */
-const STREAM_FLUSH_MS = 2;
 /** Where every PTY's reads land; `onData` copies out before returning. */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 /** How long a drain may wait for the marker while output is flowing. */
@@ -76,14 +69,10 @@ export class PtyChild implements Child {
   private finished = false;
   private paused = false;
   private exitCode: ExitStatus | undefined;
-  private marker: Buffer | undefined;
-  private held: Buffer = Buffer.alloc(0);
+  private drain: MarkerSearch | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
   private inputEnded = false;
-  private batch = Buffer.allocUnsafe(COALESCE_BYTES);
-  private batchBytes = 0;
-  private flushScheduled: { cancel(): void } | undefined;
-  private lastFlushAt = 0;
+  private readonly batch: OutputBatch;
 
   private constructor(
     forked: { fd: number; pid: number; pty: string },
@@ -92,6 +81,7 @@ export class PtyChild implements Child {
   ) {
     this.pid = forked.pid;
     this.masterFd = forked.fd;
+    this.batch = new OutputBatch((bytes) => events.output('pty', bytes));
     masters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
     // Reads land in one shared buffer and are copied into this child's
@@ -154,7 +144,7 @@ export class PtyChild implements Child {
   resume(): void {
     this.paused = false;
     this.reader.resume();
-    if (this.marker) this.armDrainTimer();
+    if (this.drain) this.armDrainTimer();
   }
 
   forceClose(): void {
@@ -167,66 +157,14 @@ export class PtyChild implements Child {
 
   private onData(bytes: Buffer): void {
     if (this.finished) return;
-    if (!this.marker) {
-      this.emitOutput(bytes);
+    if (!this.drain) {
+      this.batch.add(bytes);
       return;
     }
     this.armDrainTimer();
-    const tail = this.held.length === 0 ? bytes : Buffer.concat([this.held, bytes]);
-    const at = tail.indexOf(this.marker);
-    if (at >= 0) {
-      if (at > 0) this.emitOutput(tail.subarray(0, at));
-      this.held = Buffer.alloc(0);
-      this.finish();
-      return;
-    }
-    // Keep only what could be the start of a split marker.
-    const keep = Math.min(tail.length, this.marker.length - 1);
-    if (tail.length > keep) this.emitOutput(tail.subarray(0, tail.length - keep));
-    this.held = Buffer.from(tail.subarray(tail.length - keep));
-  }
-
-  /** Copies `bytes` (a view of the shared read buffer) into the batch. */
-  private emitOutput(bytes: Buffer): void {
-    for (let offset = 0; offset < bytes.length; ) {
-      const copied = bytes.copy(this.batch, this.batchBytes, offset);
-      this.batchBytes += copied;
-      offset += copied;
-      if (this.batchBytes === COALESCE_BYTES) this.flushOutput();
-    }
-    if (this.batchBytes > 0) this.flushScheduled ??= this.scheduleFlush();
-  }
-
-  /**
-   * After a quiet spell output leaves at the end of this loop turn (an echo
-   * is not delayed). While output streams, a terminal still hands over one
-   * 4 KiB read per turn, so flushing every turn would mean a notification
-   * per 4 KiB; then the batch waits up to `STREAM_FLUSH_MS` to fill.
-   */
-  private scheduleFlush(): { cancel(): void } {
-    if (performance.now() - this.lastFlushAt > STREAM_FLUSH_MS) {
-      const immediate = setImmediate(() => this.flushOutput());
-      return { cancel: () => clearImmediate(immediate) };
-    }
-    const timer = setTimeout(() => this.flushOutput(), STREAM_FLUSH_MS);
-    return { cancel: () => clearTimeout(timer) };
-  }
-
-  private flushOutput(): void {
-    this.flushScheduled?.cancel();
-    this.flushScheduled = undefined;
-    this.lastFlushAt = performance.now();
-    if (this.batchBytes === 0) return;
-    let bytes: Buffer;
-    if (this.batchBytes === COALESCE_BYTES) {
-      bytes = this.batch; // a full batch is handed over whole
-      this.batch = Buffer.allocUnsafe(COALESCE_BYTES);
-    } else {
-      // A small batch is copied out: retained output must not pin 64 KiB per keystroke echo.
-      bytes = Buffer.from(this.batch.subarray(0, this.batchBytes));
-    }
-    this.batchBytes = 0;
-    this.events.output('pty', bytes);
+    const { output, found } = this.drain.push(bytes);
+    if (output.length > 0) this.batch.add(output);
+    if (found) this.finish();
   }
 
   private onExit(code: number, signal: number): void {
@@ -235,14 +173,14 @@ export class PtyChild implements Child {
       this.finishAfterQuiet();
       return;
     }
-    const marker = Buffer.from(`\u0007exec-server-drain-${randomBytes(12).toString('hex')}\u0007`);
+    const marker = newDrainMarker();
     try {
       fs.writeSync(this.slaveFd, marker);
     } catch {
       this.finishAfterQuiet(); // output stopped (^S) or terminal gone: drain by silence
       return;
     }
-    this.marker = marker;
+    this.drain = new MarkerSearch(marker);
     this.armDrainTimer();
   }
 
@@ -274,7 +212,7 @@ export class PtyChild implements Child {
     if (this.exitCode === undefined) return; // wait for the exit status
     this.finished = true;
     this.clearDrainTimer();
-    this.flushOutput();
+    this.batch.flush();
     this.closeSlave();
     this.reader.destroy();
     this.masters.delete(this.masterFd);

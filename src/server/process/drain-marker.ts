@@ -1,0 +1,32 @@
+/**
+ * The end-of-output marker a PTY child's drain writes through the slave
+ * (see `pty-child.ts`), and the search for it in the master's output: bytes
+ * before the marker are output, bytes that could begin a split marker are
+ * held until the next read says whether they do.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** A marker no program will print by chance: BEL, a random token, BEL. */
+export function newDrainMarker(): Buffer {
+  return Buffer.from(`\u0007exec-server-drain-${randomBytes(12).toString('hex')}\u0007`);
+}
+
+export class MarkerSearch {
+  private held: Buffer = Buffer.alloc(0);
+
+  constructor(readonly marker: Buffer) {}
+
+  /** The output in `bytes` that is certainly not the marker, and whether the marker has come. */
+  push(bytes: Buffer): { output: Buffer; found: boolean } {
+    const tail = this.held.length === 0 ? bytes : Buffer.concat([this.held, bytes]);
+    const at = tail.indexOf(this.marker);
+    if (at >= 0) {
+      this.held = Buffer.alloc(0);
+      return { output: tail.subarray(0, at), found: true };
+    }
+    // Keep only what could be the start of a split marker.
+    const keep = Math.min(tail.length, this.marker.length - 1);
+    this.held = Buffer.from(tail.subarray(tail.length - keep));
+    return { output: tail.subarray(0, tail.length - keep), found: false };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Joins a PTY's small reads into larger `output` events. A terminal hands
+ * over at most 4095 bytes per read; reads of the same event-loop turn are
+ * joined up to `COALESCE_BYTES`, so a flood is not one notification per 4 KiB,
+ * while a lone echo still leaves at once.
+ */
+
+const COALESCE_BYTES = 64 * 1024;
+/** How long a streaming batch may wait to fill (see `scheduleFlush`). */
+const STREAM_FLUSH_MS = 2;
+
+export class OutputBatch {
+  private batch = Buffer.allocUnsafe(COALESCE_BYTES);
+  private batchBytes = 0;
+  private flushScheduled: { cancel(): void } | undefined;
+  private lastFlushAt = 0;
+
+  constructor(private readonly deliver: (bytes: Buffer) => void) {}
+
+  /** Copies `bytes` (which may be a view of a shared read buffer) into the batch. */
+  add(bytes: Buffer): void {
+    for (let offset = 0; offset < bytes.length; ) {
+      const copied = bytes.copy(this.batch, this.batchBytes, offset);
+      this.batchBytes += copied;
+      offset += copied;
+      if (this.batchBytes === COALESCE_BYTES) this.flush();
+    }
+    if (this.batchBytes > 0) this.flushScheduled ??= this.scheduleFlush();
+  }
+
+  /** Delivers what the batch holds now. */
+  flush(): void {
+    this.flushScheduled?.cancel();
+    this.flushScheduled = undefined;
+    this.lastFlushAt = performance.now();
+    if (this.batchBytes === 0) return;
+    let bytes: Buffer;
+    if (this.batchBytes === COALESCE_BYTES) {
+      bytes = this.batch; // a full batch is handed over whole
+      this.batch = Buffer.allocUnsafe(COALESCE_BYTES);
+    } else {
+      // A small batch is copied out: retained output must not pin 64 KiB per keystroke echo.
+      bytes = Buffer.from(this.batch.subarray(0, this.batchBytes));
+    }
+    this.batchBytes = 0;
+    this.deliver(bytes);
+  }
+
+  /**
+   * After a quiet spell output leaves at the end of this loop turn (an echo
+   * is not delayed). While output streams, a terminal still hands over one
+   * 4 KiB read per turn, so flushing every turn would mean a notification
+   * per 4 KiB; then the batch waits up to `STREAM_FLUSH_MS` to fill.
+   */
+  private scheduleFlush(): { cancel(): void } {
+    if (performance.now() - this.lastFlushAt > STREAM_FLUSH_MS) {
+      const immediate = setImmediate(() => this.flush());
+      return { cancel: () => clearImmediate(immediate) };
+    }
+    const timer = setTimeout(() => this.flush(), STREAM_FLUSH_MS);
+    return { cancel: () => clearTimeout(timer) };
+  }
+}
