@@ -14,7 +14,6 @@ import {
   ExecServerError,
   type ProcessEvent,
 } from '../src/index.js';
-import { REFERENCES } from './support/executors.js';
 import { findByCmdline, isAlive, waitDead } from './support/proc.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -255,38 +254,6 @@ describe('against scripted servers', () => {
     const { server } = JSON.parse(stdout) as { server: number };
     expect(await waitDead([server])).toEqual([]);
     expect(await waitDead(findByCmdline('60.61', 'sleep'))).toEqual([]);
-  });
-});
-
-describe.each(REFERENCES)('against the reference exec-server ($name)', ({ binary }) => {
-  it('runs commands and reads files through codex exec-server', async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'codex-home-'));
-    const client = await ExecServerClient.spawn({
-      command: binary,
-      args: ['exec-server', '--listen', 'stdio'],
-      env: { ...process.env, CODEX_HOME: home },
-    });
-    try {
-      const piped = await client.run(['sh', '-c', 'echo out; echo err >&2; exit 5']);
-      expect([piped.exitCode, piped.stdout.toString(), piped.stderr.toString()]).toEqual([5, 'out\n', 'err\n']);
-      const tty = await client.run(['stty', 'size'], { tty: true });
-      expect(tty.output.toString()).toBe('24 80\r\n');
-      const file = path.join(tmp, 'ref-file');
-      await client.writeFile(file, 'via reference');
-      expect((await client.readFile(file)).toString()).toBe('via reference');
-      if (client.protocolGeneration === 1) {
-        // Codex 0.134 (generation 1) has neither method.
-        await expect(client.environmentInfo()).rejects.toMatchObject({ code: -32601 });
-        await expect(client.canonicalize(file)).rejects.toMatchObject({ code: -32601 });
-      } else {
-        // Codex 0.169 (generation 2): the client sends URIs and gives native paths back.
-        expect((await client.environmentInfo()).shell.path).toMatch(/^\//);
-        expect(await client.canonicalize(file)).toBe(fs.realpathSync(file));
-      }
-    } finally {
-      await client.close();
-      fs.rmSync(home, { recursive: true, force: true });
-    }
   });
 });
 
