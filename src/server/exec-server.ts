@@ -106,13 +106,10 @@ export class ExecServer {
     this.reader.stop();
   }
 
-  private async dispatch(name: string, params: unknown): Promise<unknown> {
-    try {
-      return await this.session.dispatch(name, params);
-    } catch (error) {
-      const { code, message } = error as ProtocolError;
-      throw new ResponseError(code, message);
-    }
+  private dispatch(name: string, params: unknown): Promise<unknown> {
+    return this.session.dispatch(name, params).catch((error: ProtocolError) => {
+      throw new ResponseError(error.code, error.message);
+    });
   }
 
   private onInputEnd(): void {
