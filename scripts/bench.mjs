@@ -5,16 +5,16 @@
  * machine, and prints medians with ratios. Not a test: it asserts nothing.
  */
 import { spawn } from 'node:child_process';
-import { sandboxOverhead } from './bench/sandbox.mjs';
-import { createRequire } from 'node:module';
-import tty from 'node:tty';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { Driver } from './bench/driver.mjs';
+import { rawFileMiBps, rawPipeMiBps, rawPtyMiBps } from './bench/raw.mjs';
+import { sandboxOverhead } from './bench/sandbox.mjs';
+import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
+import { concurrency, fairness, fileTransfer, httpRoundTrip, roundTrip, spawnLatency, stalledGrowth, throughput } from './bench/workloads.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -23,152 +23,7 @@ const { values } = parseArgs({
 const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
 /** A bare Node server that only spawns: the floor for the spawn workload. */
 const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
-const MiB = 1024 * 1024;
-const ENV = { PATH: '/usr/bin:/bin' };
 const runs = values.quick ? 1 : 3;
-/** The name under which a raw limit (no server at all, or a bare one) takes its turn among the servers. */
-const RAW = '\u0000raw';
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-const ms = (ns) => Number(ns) / 1e6;
-
-async function repeat(n, fn) {
-  const results = [];
-  for (let i = 0; i < n; i++) results.push(await fn());
-  return median(results);
-}
-
-/** The raw limit: Node reading `head -c` through a plain pipe. */
-async function rawPipeMiBps(bytes) {
-  const started = process.hrtime.bigint();
-  const child = spawn('head', ['-c', String(bytes), '/dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let total = 0;
-  child.stdout.on('data', (chunk) => (total += chunk.length));
-  await new Promise((resolve) => child.on('close', resolve));
-  return total / MiB / (ms(process.hrtime.bigint() - started) / 1000);
-}
-
-/**
- * The raw limit for a terminal: Node reading `head -c` through a PTY with no
- * server (node-pty's native fork, as the server uses it). A terminal hands
- * over at most 4 KiB per read, each passing through a kernel worker.
- */
-async function rawPtyMiBps(bytes) {
-  const { native } = createRequire(import.meta.url)('node-pty');
-  const started = process.hrtime.bigint();
-  let total = 0;
-  await new Promise((resolve) => {
-    let exited = false;
-    let ended = false;
-    const forked = native.fork('/usr/bin/head', ['-c', String(bytes), '/dev/zero'], ['PATH=/usr/bin:/bin'], '/', 80, 24, -1, -1, false, '', () => {
-      exited = true;
-      if (ended || total >= bytes) resolve();
-    });
-    const reader = new tty.ReadStream(forked.fd);
-    reader.on('data', (chunk) => {
-      total += chunk.length;
-      if (total >= bytes && exited) resolve();
-    });
-    const end = () => {
-      ended = true;
-      if (exited) resolve();
-    };
-    reader.on('error', end); // EIO once the child's side closes
-    reader.on('close', end);
-  });
-  return total / MiB / (ms(process.hrtime.bigint() - started) / 1000);
-}
-
-async function throughput(command, bytes, tty) {
-  const driver = await Driver.start(command);
-  try {
-    const started = process.hrtime.bigint();
-    const closed = driver.waitClosed('t');
-    await driver.request('process/start', { processId: 't', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty });
-    await closed;
-    const seconds = ms(process.hrtime.bigint() - started) / 1000;
-    const got = driver.outputBytes.get('t') ?? 0;
-    if (got !== bytes) return { mibps: NaN, note: `got ${got} of ${bytes} bytes` };
-    return { mibps: bytes / MiB / seconds };
-  } finally {
-    await driver.close();
-  }
-}
-
-/**
- * Runs `sample(driver)` on every server in alternating blocks, all servers
- * started and warmed up first: on a machine whose speed drifts (a shared
- * VM), one server measured minutes after the other can be off by 30%.
- */
-async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare }) {
-  const names = Object.keys(commands);
-  const drivers = {};
-  try {
-    for (const name of names) drivers[name] = await Driver.start(commands[name]);
-    for (const name of names) await prepare?.(drivers[name]);
-    for (const name of names) for (let i = 0; i < warmup; i++) await sample(drivers[name]);
-    const samples = Object.fromEntries(names.map((name) => [name, []]));
-    for (let block = 0; block < blocks; block++) {
-      for (const name of names) for (let i = 0; i < perBlock; i++) samples[name].push(await sample(drivers[name]));
-    }
-    return samples;
-  } finally {
-    await Promise.all(Object.values(drivers).map((driver) => driver.close()));
-  }
-}
-
-const summarize = (samples) => ({ p50: percentile(samples, 50), p99: percentile(samples, 99) });
-const mapValues = (object, fn) => Object.fromEntries(Object.entries(object).map(([key, value]) => [key, fn(value)]));
-
-/** fs/getMetadata round trip, µs. The warm-up covers JIT compilation stalls. */
-async function roundTrip(commands) {
-  const samples = await interleaved(commands, {
-    warmup: 3000,
-    blocks: 8,
-    perBlock: 250,
-    sample: async (driver) => {
-      const started = process.hrtime.bigint();
-      await driver.call('fs/getMetadata', { path: '/tmp' });
-      return ms(process.hrtime.bigint() - started) * 1000;
-    },
-  });
-  return mapValues(samples, summarize);
-}
-
-/** Runs `count` processes of 1 MiB output each; their output stays retained for 30 s. */
-async function retainOutput(driver, count) {
-  const ids = Array.from({ length: count }, (_, i) => `retained${i}`);
-  const closed = ids.map((id) => driver.waitClosed(id));
-  for (const processId of ids) {
-    await driver.request('process/start', { processId, argv: ['head', '-c', String(MiB), '/dev/zero'], cwd: '/', env: ENV, tty: false });
-  }
-  await Promise.all(closed);
-}
-
-/**
- * `/bin/true` from process/start to process/closed, ms; with `retainedMiB`,
- * after that much output is retained by the server (a fork of the server
- * slows down as it grows).
- */
-async function spawnLatency(commands, retainedMiB = 0) {
-  let next = 0;
-  const samples = await interleaved(commands, {
-    prepare: (driver) => retainOutput(driver, retainedMiB),
-    warmup: 20,
-    blocks: 8,
-    perBlock: 25,
-    sample: async (driver) => {
-      const processId = `s${next++}`;
-      const started = process.hrtime.bigint();
-      const closed = driver.waitClosed(processId);
-      await driver.request('process/start', { processId, argv: ['/bin/true'], cwd: '/', env: ENV, tty: false });
-      await closed;
-      return ms(process.hrtime.bigint() - started);
-    },
-  });
-  return mapValues(samples, summarize);
-}
 
 /**
  * The spawn latency with a bare Node server (`bench/floor-server.mjs`) as one
@@ -179,139 +34,6 @@ async function spawnLatencyWithFloor(commands) {
   const floorP50 = results[RAW].p50;
   delete results[RAW];
   return mapValues(results, (result) => ({ ...result, floorP50 }));
-}
-
-async function concurrency(command, count = 100, bytes = MiB) {
-  const driver = await Driver.start(command);
-  try {
-    const started = process.hrtime.bigint();
-    const ids = Array.from({ length: count }, (_, i) => `c${i}`);
-    const closed = ids.map((id) => driver.waitClosed(id));
-    await Promise.all(
-      ids.map((processId) =>
-        driver.request('process/start', { processId, argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false }),
-      ),
-    );
-    await Promise.all(closed);
-    const total = ids.reduce((n, id) => n + (driver.outputBytes.get(id) ?? 0), 0);
-    return { seconds: ms(process.hrtime.bigint() - started) / 1000, complete: total === count * bytes };
-  } finally {
-    await driver.close();
-  }
-}
-
-function rss(pid) {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]) * 1024;
-  } catch {
-    return NaN;
-  }
-}
-
-/**
- * RSS growth while the client reads nothing and a child floods: sampled
- * during the stall only (the flow after the client resumes is reported
- * separately as `flowingPeakMiB`).
- */
-async function stalledGrowth(command, bytes = 512 * MiB, stallMs = 3000) {
-  const driver = await Driver.start(command);
-  try {
-    const pid = driver.child.pid;
-    const before = rss(pid);
-    const closed = driver.waitClosed('flood');
-    driver.child.stdout.pause();
-    driver.send({ id: 'flood', method: 'process/start', params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false } });
-    let stalledPeak = before;
-    const stallTimer = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
-    await new Promise((resolve) => setTimeout(resolve, stallMs));
-    clearInterval(stallTimer);
-    stalledPeak = Math.max(stalledPeak, rss(pid));
-    let flowingPeak = stalledPeak;
-    const flowTimer = setInterval(() => (flowingPeak = Math.max(flowingPeak, rss(pid))), 50);
-    driver.child.stdout.resume();
-    await closed;
-    clearInterval(flowTimer);
-    return {
-      growthMiB: (stalledPeak - before) / MiB,
-      flowingPeakMiB: (flowingPeak - before) / MiB,
-      complete: driver.outputBytes.get('flood') === bytes,
-    };
-  } finally {
-    await driver.close();
-  }
-}
-
-/** Worst delay of a quiet process's output while another process floods. */
-async function fairness(command) {
-  const driver = await Driver.start(command);
-  try {
-    let worst = 0;
-    const quietTicks = 40;
-    driver.parseOutput = true;
-    driver.listeners.add((m) => {
-      if (m.method !== 'process/output' || m.params.processId !== 'quiet') return;
-      for (const line of Buffer.from(m.params.chunk, 'base64').toString().split('\n')) {
-        if (line) worst = Math.max(worst, Date.now() - Number(line.slice(0, 13)));
-      }
-    });
-    const quietClosed = driver.waitClosed('quiet');
-    const floodClosed = driver.waitClosed('flood');
-    await driver.request('process/start', { processId: 'flood', argv: ['head', '-c', String(512 * MiB), '/dev/zero'], cwd: '/', env: ENV, tty: false });
-    const script = `for i in $(seq ${quietTicks}); do date +%s%3N; sleep 0.02; done`;
-    await driver.request('process/start', { processId: 'quiet', argv: ['sh', '-c', script], cwd: '/', env: ENV, tty: false });
-    await quietClosed;
-    await driver.request('process/terminate', { processId: 'flood' });
-    await floodClosed;
-    return { worstMs: worst };
-  } finally {
-    await driver.close();
-  }
-}
-
-/** fs/readFile and fs/writeFile of a 64 MiB file, MiB/s, and the server's RSS growth while writing, as a multiple of the payload. */
-async function fileTransfer(command, dir) {
-  const driver = await Driver.start(command);
-  try {
-    const file = path.join(dir, 'bench-64m');
-    const data = Buffer.alloc(64 * MiB, 7);
-    const base64 = data.toString('base64');
-    const before = rss(driver.child.pid);
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rss(driver.child.pid))), 5);
-    const write = await repeat(runs, async () => {
-      const started = process.hrtime.bigint();
-      await driver.request('fs/writeFile', { path: file, dataBase64: base64 });
-      return 64 / (ms(process.hrtime.bigint() - started) / 1000);
-    });
-    clearInterval(sampler);
-    const read = await repeat(runs, async () => {
-      const started = process.hrtime.bigint();
-      const result = await driver.request('fs/readFile', { path: file });
-      if (result.dataBase64.length !== base64.length) throw new Error('short read');
-      return 64 / (ms(process.hrtime.bigint() - started) / 1000);
-    });
-    return { readMiBps: read, writeMiBps: write, writeRssGrowthX: (peak - before) / (64 * MiB) };
-  } finally {
-    await driver.close();
-  }
-}
-
-/** http/request round trip against a loopback server, µs. */
-async function httpRoundTrip(command, url, count = 500) {
-  const driver = await Driver.start(command);
-  try {
-    const params = { method: 'GET', url, requestId: 'r', headers: [] };
-    for (let i = 0; i < 50; i++) await driver.request('http/request', params);
-    const samples = [];
-    for (let i = 0; i < count; i++) {
-      const started = process.hrtime.bigint();
-      await driver.request('http/request', params);
-      samples.push(ms(process.hrtime.bigint() - started) * 1000);
-    }
-    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
-  } finally {
-    await driver.close();
-  }
 }
 
 /** `runs` runs of `measure(command)`, the servers taking turns run by run, then `combine`d. */
@@ -361,7 +83,7 @@ async function measureAll(commands) {
     ['concurrency', (all) => alternating(all, concurrency, (results) => ({ seconds: median(results.map((r) => r.seconds)), complete: results.every((r) => r.complete) }))],
     ['stalled', each(stalledGrowth)],
     ['fairness', each(fairness)],
-    ['files', each((command) => fileTransfer(command, scratch))],
+    ['files', each((command) => fileTransfer(command, scratch, runs))],
     ['http', each((command) => httpRoundTrip(command, httpUrl))],
     ['sandbox', each((command) => sandboxOverhead(command))],
   ];
@@ -378,27 +100,8 @@ async function measureAll(commands) {
   return results;
 }
 
-const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-
 let scratch;
 let httpUrl;
-
-/** The raw limit for files: Node's own fs.readFile / fs.writeFile of 64 MiB. */
-async function rawFileMiBps() {
-  const file = path.join(scratch, 'raw-64m');
-  const data = Buffer.alloc(64 * MiB, 7);
-  const write = await repeat(runs, async () => {
-    const started = process.hrtime.bigint();
-    await fs.promises.writeFile(file, data);
-    return 64 / (ms(process.hrtime.bigint() - started) / 1000);
-  });
-  const read = await repeat(runs, async () => {
-    const started = process.hrtime.bigint();
-    await fs.promises.readFile(file);
-    return 64 / (ms(process.hrtime.bigint() - started) / 1000);
-  });
-  return { read, write };
-}
 
 async function main() {
   console.log(`exec-server benchmark on ${process.platform}/${process.arch}, node ${process.version}`);
@@ -406,7 +109,7 @@ async function main() {
   const web = http.createServer((_req, res) => res.end('ok'));
   await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
   httpUrl = `http://127.0.0.1:${web.address().port}/`;
-  const rawFile = await rawFileMiBps();
+  const rawFile = await rawFileMiBps(scratch, runs);
   console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
   console.log(`ours: ${OURS}${values.peer ? `\npeer: ${values.peer}` : ''}\n`);
   const results = await measureAll(values.peer ? { ours: OURS, peer: values.peer } : { ours: OURS });
