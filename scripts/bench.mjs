@@ -14,7 +14,16 @@ import { fileURLToPath } from 'node:url';
 import { rawFileMiBps, rawPipeMiBps, rawPtyMiBps } from './bench/raw.mjs';
 import { sandboxOverhead } from './bench/sandbox.mjs';
 import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
-import { concurrency, fairness, fileTransfer, httpRoundTrip, roundTrip, spawnLatency, stalledGrowth, throughput } from './bench/workloads.mjs';
+import {
+  concurrency,
+  fairness,
+  fileTransfer,
+  httpRoundTrip,
+  roundTrip,
+  spawnLatency,
+  stalledGrowth,
+  throughput,
+} from './bench/workloads.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -80,7 +89,14 @@ async function measureAll(commands) {
     ['rtt', roundTrip],
     ['spawn', spawnLatencyWithFloor],
     ['spawn-retained', (all) => spawnLatency(all, 150)],
-    ['concurrency', (all) => alternating(all, concurrency, (results) => ({ seconds: median(results.map((r) => r.seconds)), complete: results.every((r) => r.complete) }))],
+    [
+      'concurrency',
+      (all) =>
+        alternating(all, concurrency, (results) => ({
+          seconds: median(results.map((r) => r.seconds)),
+          complete: results.every((r) => r.complete),
+        })),
+    ],
     ['stalled', each(stalledGrowth)],
     ['fairness', each(fairness)],
     ['files', each((command) => fileTransfer(command, scratch, runs))],
@@ -154,14 +170,19 @@ async function main() {
   console.log(`PTY throughput as a fraction of Node's raw PTY read: ${fraction('pty')}`);
   const spawnFloor = ours.spawn?.floorP50;
   const overFloor = (result) => fmt(result?.p50 / spawnFloor, 2);
-  console.log(`spawn p50 as a multiple of a bare Node server's (scripts/bench/floor-server.mjs): ${overFloor(ours.spawn)}${peer ? ` (peer: ${overFloor(peer.spawn)})` : ''}; floor ${fmt(spawnFloor, 2)} ms, measured in turn with the servers`);
-  console.log(`fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`);
+  console.log(
+    `spawn p50 as a multiple of a bare Node server's (scripts/bench/floor-server.mjs): ${overFloor(ours.spawn)}${peer ? ` (peer: ${overFloor(peer.spawn)})` : ''}; floor ${fmt(spawnFloor, 2)} ms, measured in turn with the servers`,
+  );
+  console.log(
+    `fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`,
+  );
   // In a fresh process: the local executor forks children from it, and fork() slows down as
   // the parent's memory grows (this process has just moved gigabytes through its buffers).
-  if (!values.only || values.only.split(',').includes('client')) await new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'scripts/bench/client.mjs'), String(runs)], { stdio: 'inherit' });
-    child.on('exit', resolve);
-  });
+  if (!values.only || values.only.split(',').includes('client'))
+    await new Promise((resolve) => {
+      const child = spawn(process.execPath, [path.join(root, 'scripts/bench/client.mjs'), String(runs)], { stdio: 'inherit' });
+      child.on('exit', resolve);
+    });
   web.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 }

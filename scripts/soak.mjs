@@ -155,9 +155,7 @@ async function runProcess(driver, tracker, index, marker) {
     return tracker.settle(entry, {}, false);
   }
   const closed = await withTimeout(entry.closed, CLOSE_TIMEOUT_MS, false);
-  const expected = tty
-    ? { pty: `out-${index}\r\nerr-${index}\r\n` }
-    : { stdout: `out-${index}\n`, stderr: `err-${index}\n` };
+  const expected = tty ? { pty: `out-${index}\r\nerr-${index}\r\n` } : { stdout: `out-${index}\n`, stderr: `err-${index}\n` };
   tracker.settle(entry, expected, closed);
 }
 
@@ -231,8 +229,15 @@ async function soak(label, command) {
   for (const message of tracker.firstErrors) console.error(`  ${label}: ${message}`);
   return {
     wall: (performance.now() - wallStart) / 1000,
-    processSeconds, fsRun, tracker, before, after, settled, exitStatus,
-    leftoversRun, leftoversEnd: leftovers(marker),
+    processSeconds,
+    fsRun,
+    tracker,
+    before,
+    after,
+    settled,
+    exitStatus,
+    leftoversRun,
+    leftoversEnd: leftovers(marker),
     zombieDelta: zombies().length - zombiesBefore,
   };
 }
@@ -256,11 +261,14 @@ const ROWS = [
   ['RSS before', (r) => MiB(r.before.rss)],
   ['RSS after run', (r) => MiB(r.after.rss)],
   ['RSS after retention', (r) => MiB(r.settled.rss)],
-  ['zombies of server (run/retention)', (r) => `${r.after.serverZombies}/${r.settled.serverZombies}`,
-    (r) => r.after.serverZombies + r.settled.serverZombies === 0, '= 0'],
+  [
+    'zombies of server (run/retention)',
+    (r) => `${r.after.serverZombies}/${r.settled.serverZombies}`,
+    (r) => r.after.serverZombies + r.settled.serverZombies === 0,
+    '= 0',
+  ],
   ['zombies on machine, delta', (r) => r.zombieDelta],
-  ['leftover children (run/end)', (r) => `${r.leftoversRun}/${r.leftoversEnd}`,
-    (r) => r.leftoversRun + r.leftoversEnd === 0, '= 0'],
+  ['leftover children (run/end)', (r) => `${r.leftoversRun}/${r.leftoversEnd}`, (r) => r.leftoversRun + r.leftoversEnd === 0, '= 0'],
   ['server shutdown', (r) => r.exitStatus],
 ];
 

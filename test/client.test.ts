@@ -7,13 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DISCONNECTED,
-  ExecServerClient,
-  ExecServerClientError,
-  ExecServerError,
-  type ProcessEvent,
-} from '../src/index.js';
+import { DISCONNECTED, ExecServerClient, ExecServerClientError, ExecServerError, type ProcessEvent } from '../src/index.js';
 import { findByCmdline, isAlive, waitDead } from './support/proc.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -264,10 +258,12 @@ describe('session listeners', () => {
       // In this scenario every event arrives before the start response.
       const session = await client.start({ argv: ['x'], processId: 'p' });
       const seen: ProcessEvent[] = [];
-      const closed = new Promise<void>((resolve) => session.on('event', (event: ProcessEvent) => {
-        seen.push(event);
-        if (event.type === 'closed') resolve();
-      }));
+      const closed = new Promise<void>((resolve) =>
+        session.on('event', (event: ProcessEvent) => {
+          seen.push(event);
+          if (event.type === 'closed') resolve();
+        }),
+      );
       await closed;
       expect(seen.map((e) => ('seq' in e ? e.seq : 0))).toEqual([1, 2, 3, 4, 5]);
     } finally {

@@ -9,7 +9,9 @@ const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', PS1: '$ ', HOME: '/tmp' };
 const references = process.env.EXEC_SERVER_REFERENCE_SESSIONS ? referenceKinds() : [];
 const kinds = [...executorKinds, ...references];
 if (references.length === 0) {
-  console.info('command sessions: reference exec-servers not tested (set EXEC_SERVER_REFERENCE_SESSIONS=1; binaries from `node scripts/interop/install.mjs` or EXEC_SERVER_REFERENCE)');
+  console.info(
+    'command sessions: reference exec-servers not tested (set EXEC_SERVER_REFERENCE_SESSIONS=1; binaries from `node scripts/interop/install.mjs` or EXEC_SERVER_REFERENCE)',
+  );
 }
 
 describe.each(kinds)('CommandSessions over $name', ({ create }) => {
@@ -86,7 +88,11 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
 
   it('caps output at 128 KiB, cut in the middle, never splitting a character', async () => {
     const result = await sessions.exec({
-      input: ['sh', '-c', 'printf "HEAD"; i=0; while [ $i -lt 4000 ]; do printf "ééééééééééééééééééééééééééééééé"; i=$((i+1)); done; printf "TAIL"'],
+      input: [
+        'sh',
+        '-c',
+        'printf "HEAD"; i=0; while [ $i -lt 4000 ]; do printf "ééééééééééééééééééééééééééééééé"; i=$((i+1)); done; printf "TAIL"',
+      ],
       timeoutMs: 20_000,
     });
     expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(128 * 1024);

@@ -5,9 +5,21 @@ import { ServerProcess } from './support/server-process.js';
 /** The server's own environment in the reference measurements. */
 const SERVER_ENV = { PATH: '/usr/bin:/bin', HOME: '/root', MY_SECRET: 's', MY_TOKEN: 't', OTHER: 'o', FOO_BAR: 'x' };
 const REQUEST_ENV = { FROM_ENV: '1', PATH: '/bin' };
-const policy = (overrides: object) => ({ inherit: 'all', ignoreDefaultExcludes: false, exclude: [], set: {}, includeOnly: [], ...overrides });
+const policy = (overrides: object) => ({
+  inherit: 'all',
+  ignoreDefaultExcludes: false,
+  exclude: [],
+  set: {},
+  includeOnly: [],
+  ...overrides,
+});
 /** What Codex 0.169 sends beside the process (PROTOCOL-V2.md §3). */
-const CODEX_EXTRAS = { metadata: { threadId: 't', toolCallId: 'call_1' }, sandbox: null, enforceManagedNetwork: false, managedNetwork: null };
+const CODEX_EXTRAS = {
+  metadata: { threadId: 't', toolCallId: 'call_1' },
+  sandbox: null,
+  enforceManagedNetwork: false,
+  managedNetwork: null,
+};
 
 let server: ServerProcess;
 let counter = 0;
@@ -31,7 +43,13 @@ describe.each([false, true])('envPolicy (tty: %s)', (tty) => {
 
   it('ignoreDefaultExcludes, exclude and set', async () => {
     expect(await childEnv(policy({ ignoreDefaultExcludes: true, exclude: ['OTHER'], set: { S: 'v' } }), tty)).toEqual([
-      'FOO_BAR=x', 'FROM_ENV=1', 'HOME=/root', 'MY_SECRET=s', 'MY_TOKEN=t', 'PATH=/bin', 'S=v',
+      'FOO_BAR=x',
+      'FROM_ENV=1',
+      'HOME=/root',
+      'MY_SECRET=s',
+      'MY_TOKEN=t',
+      'PATH=/bin',
+      'S=v',
     ]);
   });
 
@@ -40,7 +58,11 @@ describe.each([false, true])('envPolicy (tty: %s)', (tty) => {
   });
 
   it('inherit none with includeOnly, the request env laid on top afterwards', async () => {
-    expect(await childEnv(policy({ inherit: 'none', set: { S: 'v' }, includeOnly: ['S', 'FROM*'] }), tty)).toEqual(['FROM_ENV=1', 'PATH=/bin', 'S=v']);
+    expect(await childEnv(policy({ inherit: 'none', set: { S: 'v' }, includeOnly: ['S', 'FROM*'] }), tty)).toEqual([
+      'FROM_ENV=1',
+      'PATH=/bin',
+      'S=v',
+    ]);
   });
 
   it("accepts Codex's own start (metadata, sandbox null, no managed network)", async () => {
@@ -51,11 +73,29 @@ describe.each([false, true])('envPolicy (tty: %s)', (tty) => {
 
 describe('envPolicy and Codex members that are refused', () => {
   it('names the missing member or the unknown inherit value', async () => {
-    expect(await server.error('process/start', { processId: 'bad1', argv: ['true'], cwd: '/', env: {}, tty: false, envPolicy: { inherit: 'all' } })).toEqual({
+    expect(
+      await server.error('process/start', {
+        processId: 'bad1',
+        argv: ['true'],
+        cwd: '/',
+        env: {},
+        tty: false,
+        envPolicy: { inherit: 'all' },
+      }),
+    ).toEqual({
       code: -32602,
       message: 'envPolicy: missing field `ignoreDefaultExcludes`',
     });
-    expect(await server.error('process/start', { processId: 'bad2', argv: ['true'], cwd: '/', env: {}, tty: false, envPolicy: policy({ inherit: 'some' }) })).toEqual({
+    expect(
+      await server.error('process/start', {
+        processId: 'bad2',
+        argv: ['true'],
+        cwd: '/',
+        env: {},
+        tty: false,
+        envPolicy: policy({ inherit: 'some' }),
+      }),
+    ).toEqual({
       code: -32602,
       message: 'envPolicy.inherit: unknown variant `some`, expected one of `core`, `all`, `none`',
     });
@@ -70,13 +110,23 @@ describe('envPolicy and Codex members that are refused', () => {
     ['credentialProviders', [{ name: 'x' }]],
   ])('refuses %s that asks for something, and runs nothing', async (member, value) => {
     const processId = `refused-${member}`;
-    const error = await server.error('process/start', { processId, argv: ['/usr/bin/touch', `/tmp/exec-server-refused-${process.pid}`], cwd: '/', env: {}, tty: false, [member]: value });
+    const error = await server.error('process/start', {
+      processId,
+      argv: ['/usr/bin/touch', `/tmp/exec-server-refused-${process.pid}`],
+      cwd: '/',
+      env: {},
+      tty: false,
+      [member]: value,
+    });
     expect(error.code).toBe(-32602);
     expect(error.message.startsWith(`${member} is not supported: `)).toBe(true);
     expect(await server.error('process/read', { processId })).toMatchObject({ code: -32600 }); // no entry was made
   });
 
   it('runs a start whose sandbox is explicitly disabled', async () => {
-    expect(await childEnv(policy({ inherit: 'none' }), false, { sandbox: { permissions: { type: 'disabled' } } })).toEqual(['FROM_ENV=1', 'PATH=/bin']);
+    expect(await childEnv(policy({ inherit: 'none' }), false, { sandbox: { permissions: { type: 'disabled' } } })).toEqual([
+      'FROM_ENV=1',
+      'PATH=/bin',
+    ]);
   });
 });

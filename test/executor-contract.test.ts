@@ -82,7 +82,11 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
   });
 
   it('fails with the same codes and messages', async () => {
-    const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e);
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const empty = await failure(executor.start({ processId: id(), argv: [], cwd: '/tmp', env: ENV, tty: false }));
     expect(empty).toBeInstanceOf(ExecServerError);
     expect(empty).toMatchObject({ code: -32602, message: 'argv must not be empty' });

@@ -37,7 +37,11 @@ describe('the client misbehaves', () => {
     const send = (message: Json) => server.stdin.write(`${JSON.stringify(message)}\n`);
     send({ id: 1, method: 'initialize', params: { clientName: 'frozen' } });
     send({ method: 'initialized' });
-    send({ id: 2, method: 'process/start', params: { processId: 'flood', argv: ['head', '-c', String(64 << 20), '/dev/zero'], cwd: '/', env: {}, tty: false } });
+    send({
+      id: 2,
+      method: 'process/start',
+      params: { processId: 'flood', argv: ['head', '-c', String(64 << 20), '/dev/zero'], cwd: '/', env: {}, tty: false },
+    });
     await new Promise((resolve) => setTimeout(resolve, 50)); // let the flood begin
     relay.kill('SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, 500)); // the scenario: a client frozen for half a second
@@ -117,9 +121,7 @@ describe('children misbehave', () => {
     for (let round = 0; round < 20; round++) {
       const processId = `race${round}`;
       await server.start(processId, ['sh', '-c', `head -c ${round * 4096} >/dev/null`], { pipeStdin: true });
-      const statuses = await Promise.all(
-        Array.from({ length: 8 }, () => server.request('process/write', { processId, chunk })),
-      );
+      const statuses = await Promise.all(Array.from({ length: 8 }, () => server.request('process/write', { processId, chunk })));
       for (const { status } of statuses) expect(['accepted', 'stdinClosed']).toContain(status);
       await server.waitClosed(processId);
     }

@@ -136,15 +136,14 @@ describe('unknown methods and params errors', () => {
     expect((await server.error('process/read', { processId: 'a', maxBytes: '10' })).message).toBe(
       'maxBytes: invalid type: string "10", expected usize',
     );
+    expect((await server.error('process/start', { processId: 'a', argv: 'true', cwd: '/', env: {}, tty: false })).message).toBe(
+      'argv: invalid type: string "true", expected a sequence',
+    );
+    expect((await server.error('process/start', { processId: 'a', argv: ['x'], cwd: '/', env: {}, tty: 'yes' })).message).toBe(
+      'tty: invalid type: string "yes", expected a boolean',
+    );
     expect(
-      (await server.error('process/start', { processId: 'a', argv: 'true', cwd: '/', env: {}, tty: false })).message,
-    ).toBe('argv: invalid type: string "true", expected a sequence');
-    expect(
-      (await server.error('process/start', { processId: 'a', argv: ['x'], cwd: '/', env: {}, tty: 'yes' })).message,
-    ).toBe('tty: invalid type: string "yes", expected a boolean');
-    expect(
-      (await server.error('process/start', { processId: 'a', argv: ['x'], cwd: '/', env: {}, tty: false, pipeStdin: null }))
-        .message,
+      (await server.error('process/start', { processId: 'a', argv: ['x'], cwd: '/', env: {}, tty: false, pipeStdin: null })).message,
     ).toBe('pipeStdin: invalid type: null, expected a boolean');
     expect((await server.error('initialize', [1, 2])).message).toBe('invalid type: sequence, expected struct InitializeParams');
   });

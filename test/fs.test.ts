@@ -33,7 +33,8 @@ describe('paths and errors (§4 common rules)', () => {
     });
     expect(await server.error('fs/readFile', { path: '/tmp', sandbox: {} })).toEqual({
       code: -32602,
-      message: 'sandbox is not supported: sandbox permissions of type other than `disabled` ask for confinement, which this exec-server cannot enforce yet',
+      message:
+        'sandbox is not supported: sandbox permissions of type other than `disabled` ask for confinement, which this exec-server cannot enforce yet',
     });
     const managed = { permissions: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' } };
     expect((await server.error('fs/writeFile', { path: '/tmp/never-written', dataBase64: '', sandbox: managed })).message).toBe(
@@ -93,7 +94,7 @@ describe('read and write', () => {
 
   it('treats a large payload the same whatever the shape of its line', async () => {
     const data = Buffer.alloc(2 * 1024 * 1024);
-    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i * 2654435761 >>> 0, i);
+    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
     const base64 = data.toString('base64');
     // Compact lines take the large-line path; a space before the value, or an escaped `/`, the ordinary one.
     const lines = (id: string, file: string, value: string) => [
@@ -118,7 +119,7 @@ describe('read and write', () => {
 
   it('round-trips 100 MiB intact (SHA-256)', async () => {
     const data = Buffer.alloc(100 * 1024 * 1024);
-    for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE(i * 2654435761 >>> 0, i);
+    for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE((i * 2654435761) >>> 0, i);
     const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
     await server.request('fs/writeFile', { path: at('big'), dataBase64: data.toString('base64') });
     expect(sha(fs.readFileSync(at('big')))).toBe(sha(data));

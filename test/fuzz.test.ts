@@ -34,7 +34,7 @@ afterAll(async () => {
 function isJsonRpc(message: Json): boolean {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
   if (typeof message.method === 'string') return !('id' in message);
-  return 'id' in message && ('result' in message) !== ('error' in message);
+  return 'id' in message && 'result' in message !== 'error' in message;
 }
 
 async function alive(): Promise<ServerProcess> {

@@ -53,7 +53,10 @@ describe('paths as file:// URIs', () => {
 
   it('refuses a URI with a host as the reference does, and a broken one naming the URI error', async () => {
     const server = await started();
-    expect(await server.error('fs/getMetadata', { path: 'file://relative/x' })).toEqual({ code: -32600, message: "'file://relative/x' is invalid on 'linux'" });
+    expect(await server.error('fs/getMetadata', { path: 'file://relative/x' })).toEqual({
+      code: -32600,
+      message: "'file://relative/x' is invalid on 'linux'",
+    });
     expect(await server.error('process/start', { processId: 'h', argv: ['true'], cwd: 'file://host/tmp', env: {}, tty: false })).toEqual({
       code: -32600,
       message: "'file://host/tmp' is invalid on 'linux'",
@@ -84,7 +87,11 @@ describe('environment/info and environment/status', () => {
     const first = await started();
     expect((await first.request('fs/getMetadata', { path: file })).size).toBeUndefined();
     const second = await generation2();
-    expect(await second.request('fs/getMetadata', { path: uri(path.join(tmp, 'sized-link')) })).toMatchObject({ isSymlink: true, isFile: true, size: 1234 });
+    expect(await second.request('fs/getMetadata', { path: uri(path.join(tmp, 'sized-link')) })).toMatchObject({
+      isSymlink: true,
+      isFile: true,
+      size: 1234,
+    });
   });
 });
 
@@ -93,7 +100,12 @@ describe('processes in generation 2', () => {
     const server = await generation2();
     expect(await server.start('p', ['sh', '-c', 'echo hi'])).toEqual({ processId: 'p', sandboxType: 'none' });
     await server.waitClosed('p');
-    expect(server.notifications('p').find((m) => m.method === 'process/exited')!.params).toEqual({ processId: 'p', seq: 2, exitCode: 0, sandboxDenied: false });
+    expect(server.notifications('p').find((m) => m.method === 'process/exited')!.params).toEqual({
+      processId: 'p',
+      seq: 2,
+      exitCode: 0,
+      sandboxDenied: false,
+    });
     expect(await server.request('process/read', { processId: 'p', afterSeq: 0 })).toEqual({
       chunks: [{ seq: 1, stream: 'stdout', chunk: b64('hi\n') }],
       nextSeq: 4,
@@ -112,7 +124,10 @@ describe('processes in generation 2', () => {
       await server.request('process/terminate', { processId: `t${tty}` });
       await server.start(`i${tty}`, ['sleep', '30'], { tty });
       await server.request('process/signal', { processId: `i${tty}`, signal: 'interrupt' });
-      for (const [id, code] of [[`t${tty}`, 137], [`i${tty}`, 130]] as const) {
+      for (const [id, code] of [
+        [`t${tty}`, 137],
+        [`i${tty}`, 130],
+      ] as const) {
         await server.waitClosed(id);
         expect(server.notifications(id).find((m) => m.method === 'process/exited')!.params.exitCode).toBe(code);
       }
@@ -122,10 +137,17 @@ describe('processes in generation 2', () => {
   it('applies a repeated writeId once, answers it accepted, and refuses an empty one', async () => {
     const server = await generation2();
     await server.start('w', ['cat'], { pipeStdin: true });
-    for (const [writeId, text] of [['1', 'a\n'], ['1', 'a\n'], ['2', 'b\n']]) {
+    for (const [writeId, text] of [
+      ['1', 'a\n'],
+      ['1', 'a\n'],
+      ['2', 'b\n'],
+    ]) {
       expect(await server.request('process/write', { processId: 'w', chunk: b64(text!), writeId })).toEqual({ status: 'accepted' });
     }
-    expect(await server.error('process/write', { processId: 'w', chunk: '', writeId: '' })).toEqual({ code: -32602, message: 'writeId must not be empty' });
+    expect(await server.error('process/write', { processId: 'w', chunk: '', writeId: '' })).toEqual({
+      code: -32602,
+      message: 'writeId must not be empty',
+    });
     await server.request('process/write', { processId: 'w', chunk: '', writeId: '3', closeStdin: true });
     await server.waitClosed('w');
     expect(server.output('w').toString()).toBe('a\nb\n');
@@ -138,7 +160,11 @@ describe('generation 1 stays as it was', () => {
     expect(await server.start('g1', ['sleep', '30'], { env: BASE_ENV })).toEqual({ processId: 'g1' });
     await server.request('process/terminate', { processId: 'g1' });
     await server.waitClosed('g1');
-    expect(server.notifications('g1').find((m) => m.method === 'process/exited')!.params).toEqual({ processId: 'g1', seq: 1, exitCode: -1 });
+    expect(server.notifications('g1').find((m) => m.method === 'process/exited')!.params).toEqual({
+      processId: 'g1',
+      seq: 1,
+      exitCode: -1,
+    });
     const info = await server.request('environment/info');
     expect(info.cwd).toBe(process.cwd());
   });

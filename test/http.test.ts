@@ -84,12 +84,19 @@ describe('http/request buffered (§5)', () => {
   });
 
   it('sends method, ordered duplicate headers, accept */* and the body', async () => {
-    await server.request('http/request', req({
-      method: 'PUT',
-      url: `${base}/echo`,
-      headers: [{ name: 'X-Dup', value: '1' }, { name: 'X-Other', value: 'o' }, { name: 'x-dup', value: '2' }],
-      bodyBase64: Buffer.from('payload').toString('base64'),
-    }));
+    await server.request(
+      'http/request',
+      req({
+        method: 'PUT',
+        url: `${base}/echo`,
+        headers: [
+          { name: 'X-Dup', value: '1' },
+          { name: 'X-Other', value: 'o' },
+          { name: 'x-dup', value: '2' },
+        ],
+        bodyBase64: Buffer.from('payload').toString('base64'),
+      }),
+    );
     const last = seen.at(-1)!;
     expect(last.method).toBe('PUT');
     expect(last.body).toBe('payload');
@@ -107,7 +114,9 @@ describe('http/request buffered (§5)', () => {
     expect(zlib.gunzipSync(Buffer.from(gzip.bodyBase64, 'base64')).toString()).toBe('compressed');
     expect(gzip.headers).toContainEqual({ name: 'content-encoding', value: 'gzip' });
     expect(await server.request('http/request', req({ url: `${base}/empty` }))).toMatchObject({ status: 204, bodyBase64: '' });
-    expect(Buffer.from((await server.request('http/request', req({ url: `${base}/big` }))).bodyBase64, 'base64').length).toBe(3 * 1024 * 1024);
+    expect(Buffer.from((await server.request('http/request', req({ url: `${base}/big` }))).bodyBase64, 'base64').length).toBe(
+      3 * 1024 * 1024,
+    );
   });
 
   it('validates before sending, with the reference texts', async () => {
@@ -116,7 +125,10 @@ describe('http/request buffered (§5)', () => {
       [{ url: 'ftp://127.0.0.1/' }, 'http/request only supports http and https URLs, got ftp'],
       [{ url: base, method: 'BAD METHOD' }, 'http/request method is invalid: invalid HTTP method'],
       [{ url: base, headers: [{ name: 'bad name', value: 'x' }] }, 'http/request header name is invalid: invalid HTTP header name'],
-      [{ url: base, headers: [{ name: 'X-A', value: 'a\nb' }] }, 'http/request header value is invalid for X-A: failed to parse header value'],
+      [
+        { url: base, headers: [{ name: 'X-A', value: 'a\nb' }] },
+        'http/request header value is invalid for X-A: failed to parse header value',
+      ],
       [{ url: base, headers: { a: 'b' } }, 'headers: invalid type: map, expected a sequence'],
       [{ url: base, bodyBase64: 'a' }, 'Invalid input length: 1'],
     ];

@@ -37,11 +37,41 @@ type Op =
 
 const slot = fc.integer({ min: 0, max: SLOTS - 1 });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start' as const), slot, program: fc.constantFrom(...(Object.keys(PROGRAMS) as Array<keyof typeof PROGRAMS>)) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('write' as const), slot, text: fc.stringMatching(/^[a-z0-9 ]{0,12}\n$/), closeStdin: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('start' as const),
+      slot,
+      program: fc.constantFrom(...(Object.keys(PROGRAMS) as Array<keyof typeof PROGRAMS>)),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('write' as const),
+      slot,
+      text: fc.stringMatching(/^[a-z0-9 ]{0,12}\n$/),
+      closeStdin: fc.boolean(),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), slot, afterSeq: fc.nat(20), waitMs: fc.nat(30) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resize' as const), slot, rows: fc.integer({ min: 1, max: 200 }), cols: fc.integer({ min: 1, max: 300 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('signal' as const), slot, signal: fc.constantFrom('SIGTERM', 'SIGINT', 'SIGHUP', 'SIGCONT', 'SIGSTOP', 'TERM') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('resize' as const),
+      slot,
+      rows: fc.integer({ min: 1, max: 200 }),
+      cols: fc.integer({ min: 1, max: 300 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('signal' as const),
+      slot,
+      signal: fc.constantFrom('SIGTERM', 'SIGINT', 'SIGHUP', 'SIGCONT', 'SIGSTOP', 'TERM'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('terminate' as const), slot }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'http' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'sync' as const }) },
@@ -94,15 +124,18 @@ async function runCase(ops: Op[]): Promise<void> {
   };
   for (const step of ops) {
     if (step.kind === 'sync') await Promise.all(pending);
-    else if (step.kind === 'http') call('http/request', { method: 'GET', url: base, requestId: `${prefix}-h${httpCount++}`, streamResponse: true });
+    else if (step.kind === 'http')
+      call('http/request', { method: 'GET', url: base, requestId: `${prefix}-h${httpCount++}`, streamResponse: true });
     else if (step.kind === 'start') {
       const program = PROGRAMS[step.program];
       if (started.has(id(step.slot))) continue;
       started.add(id(step.slot));
       const env = { PATH: '/usr/bin:/bin', MARK: marker }; // inherited by every descendant: found through /proc/*/environ
       call('process/start', { processId: id(step.slot), argv: program.argv, cwd: '/tmp', env, tty: program.tty, pipeStdin: !program.tty });
-    } else if (step.kind === 'write') call('process/write', { processId: id(step.slot), chunk: b64(step.text), closeStdin: step.closeStdin });
-    else if (step.kind === 'read') reads.push(call('process/read', { processId: id(step.slot), afterSeq: step.afterSeq, waitMs: step.waitMs }));
+    } else if (step.kind === 'write')
+      call('process/write', { processId: id(step.slot), chunk: b64(step.text), closeStdin: step.closeStdin });
+    else if (step.kind === 'read')
+      reads.push(call('process/read', { processId: id(step.slot), afterSeq: step.afterSeq, waitMs: step.waitMs }));
     else if (step.kind === 'resize') call('process/resize', { processId: id(step.slot), rows: step.rows, cols: step.cols });
     else if (step.kind === 'signal') call('process/signal', { processId: id(step.slot), signal: step.signal });
     else call('process/terminate', { processId: id(step.slot) });

@@ -45,12 +45,14 @@ const cases: { scenario: { name: string }; mode: string }[] = scenarioCases();
 
 for (const version of VERSIONS as string[]) {
   const reason = skipReason(version);
-  describe.skipIf(reason !== null).concurrent(`interop: Codex ${version} against our server${reason ? ` (skipped: ${reason})` : ''}`, () => {
-    for (const { scenario, mode } of cases) {
-      it(`${scenario.name} [${mode}]`, { timeout: CASE_TIMEOUT_MS * JOBS + 30_000 }, async () => {
-        const result = await limited(() => runCase({ scenario, mode, version, server: 'ours', timeoutMs: CASE_TIMEOUT_MS }));
-        expect(result.ok, formatFailures([{ scenario, mode, version, result }])).toBe(true);
-      });
-    }
-  });
+  describe
+    .skipIf(reason !== null)
+    .concurrent(`interop: Codex ${version} against our server${reason ? ` (skipped: ${reason})` : ''}`, () => {
+      for (const { scenario, mode } of cases) {
+        it(`${scenario.name} [${mode}]`, { timeout: CASE_TIMEOUT_MS * JOBS + 30_000 }, async () => {
+          const result = await limited(() => runCase({ scenario, mode, version, server: 'ours', timeoutMs: CASE_TIMEOUT_MS }));
+          expect(result.ok, formatFailures([{ scenario, mode, version, result }])).toBe(true);
+        });
+      }
+    });
 }

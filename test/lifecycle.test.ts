@@ -45,9 +45,7 @@ describe('handshake (§2)', () => {
     const server = open();
     server.notify('initialized');
     await server.request('initialize', { clientName: 'test' });
-    expect((await server.error('process/read', { processId: 'p' })).message).toBe(
-      'client must send initialized before using exec methods',
-    );
+    expect((await server.error('process/read', { processId: 'p' })).message).toBe('client must send initialized before using exec methods');
     server.notify('initialized', 5);
     expect(await server.error('process/read', { processId: 'p' })).toEqual({ code: -32600, message: 'unknown process id p' });
   });

@@ -96,7 +96,10 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
       expect(await start([script])).toEqual({ code: -32603, message: 'Exec format error (os error 8)' });
       // Only exec itself can tell: one argument over the kernel's 128 KiB limit.
       expect(await start(['true', 'x'.repeat(200_000)])).toEqual({ code: -32603, message: 'Argument list too long (os error 7)' });
-      expect(await start(['true'], { envPolicy: { inherit: 'all' } })).toEqual({ code: -32602, message: 'envPolicy: missing field `ignoreDefaultExcludes`' });
+      expect(await start(['true'], { envPolicy: { inherit: 'all' } })).toEqual({
+        code: -32602,
+        message: 'envPolicy: missing field `ignoreDefaultExcludes`',
+      });
       // The failed id is free again.
       await server.start('bad', ['true']);
       await server.waitClosed('bad');
@@ -180,7 +183,12 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
       expect(bytes).toBeLessThanOrEqual(1024 * 1024);
       expect(bytes).toBeGreaterThan(1024 * 1024 - 70_000);
       const seqs = retained.chunks.map((c: any) => c.seq);
-      expect(seqs.at(-1)).toBe(server.notifications(processId).filter((m) => m.method === 'process/output').at(-1)!.params.seq);
+      expect(seqs.at(-1)).toBe(
+        server
+          .notifications(processId)
+          .filter((m) => m.method === 'process/output')
+          .at(-1)!.params.seq,
+      );
     });
 
     it('rejects unknown ids', async () => {
@@ -208,8 +216,10 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
       const processId = id();
       await server.start(processId, ['sha256sum'], { pipeStdin: true });
       const data = Buffer.alloc(3 * 1024 * 1024);
-      for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i * 2654435761 >>> 0, i);
-      expect(await server.request('process/write', { processId, chunk: data.toString('base64'), closeStdin: true })).toEqual({ status: 'accepted' });
+      for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
+      expect(await server.request('process/write', { processId, chunk: data.toString('base64'), closeStdin: true })).toEqual({
+        status: 'accepted',
+      });
       await server.waitClosed(processId);
       expect(server.output(processId).toString()).toBe(`${createHash('sha256').update(data).digest('hex')}  -\n`);
     });

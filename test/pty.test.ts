@@ -54,7 +54,12 @@ describe('PTY processes (§3.8)', () => {
   it('merges output as stream "pty" with CRLF and a 24x80 default size', async () => {
     const { processId, output } = await runTty(['sh', '-c', 'stty size; echo err >&2']);
     expect(output).toBe('24 80\r\nerr\r\n');
-    expect(server.notifications(processId).filter((m) => m.method === 'process/output').every((m) => m.params.stream === 'pty')).toBe(true);
+    expect(
+      server
+        .notifications(processId)
+        .filter((m) => m.method === 'process/output')
+        .every((m) => m.params.stream === 'pty'),
+    ).toBe(true);
   });
 
   it('honours size on start and process/resize (EXT-RESIZE)', async () => {
@@ -140,9 +145,9 @@ describe('PTY processes (§3.8)', () => {
     const processId = id();
     await startTty(processId, ['bash', '--norc', '--noprofile', '-i'], { env: { ...BASE_ENV, PS1: '$ ' } });
     await server.request('process/write', { processId, chunk: b64('sleep 3001 & echo "job=$!"\n') });
-    const match = await server.waitFor(() => /job=(\d+)/.test(server.output(processId).toString())).then(
-      () => /job=(\d+)/.exec(server.output(processId).toString())!,
-    );
+    const match = await server
+      .waitFor(() => /job=(\d+)/.test(server.output(processId).toString()))
+      .then(() => /job=(\d+)/.exec(server.output(processId).toString())!);
     const jobPid = Number(match[1]);
     expect(await server.request('process/terminate', { processId })).toEqual({ running: true });
     await server.waitClosed(processId);

@@ -43,7 +43,13 @@ afterEach(async () => {
 async function sandboxed(script: string, extra: object = {}) {
   const processId = `sb${++counter}`;
   const started = await server.request('process/start', {
-    processId, argv: ['bash', '-c', script], cwd: pathToFileURL(workspace).href, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace), ...extra,
+    processId,
+    argv: ['bash', '-c', script],
+    cwd: pathToFileURL(workspace).href,
+    env: BASE_ENV,
+    tty: false,
+    sandbox: workspaceWrite(workspace),
+    ...extra,
   });
   await server.waitClosed(processId);
   const exited = server.notifications(processId).find((m) => m.method === 'process/exited')!.params;
@@ -52,7 +58,9 @@ async function sandboxed(script: string, extra: object = {}) {
 
 describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   it('writes inside the workspace and /tmp, and nowhere else', async () => {
-    const result = await sandboxed(`echo in > inside.txt && echo ok-inside; echo t > /tmp/exec-server-sbx-${process.pid} && echo ok-tmp; echo x > ${outside}/escape.txt; echo rc=$?`);
+    const result = await sandboxed(
+      `echo in > inside.txt && echo ok-inside; echo t > /tmp/exec-server-sbx-${process.pid} && echo ok-tmp; echo x > ${outside}/escape.txt; echo rc=$?`,
+    );
     expect(result.started).toEqual({ processId: expect.any(String), sandboxType: 'linuxSeccomp' });
     expect(result.output).toContain('ok-inside');
     expect(result.output).toContain('ok-tmp');
@@ -64,7 +72,9 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   });
 
   it('denies escapes through a symlink, `..`, and into .git, and reports sandboxDenied', async () => {
-    const result = await sandboxed(`echo a > link-out/via-link; echo b > ../outside/via-dotdot; echo c > .git/config; touch /etc/exec-server-escape`);
+    const result = await sandboxed(
+      `echo a > link-out/via-link; echo b > ../outside/via-dotdot; echo c > .git/config; touch /etc/exec-server-escape`,
+    );
     expect(result.output.match(/Read-only file system/g)?.length).toBe(4);
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(fs.existsSync(path.join(workspace, '.git', 'config'))).toBe(false);
@@ -98,7 +108,12 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   it('confines a PTY shell too', async () => {
     const processId = `sb${++counter}`;
     await server.request('process/start', {
-      processId, argv: ['bash', '-c', `tty >/dev/null && echo is-a-tty; touch ${outside}/pty-escape; echo done`], cwd: workspace, env: BASE_ENV, tty: true, sandbox: workspaceWrite(workspace),
+      processId,
+      argv: ['bash', '-c', `tty >/dev/null && echo is-a-tty; touch ${outside}/pty-escape; echo done`],
+      cwd: workspace,
+      env: BASE_ENV,
+      tty: true,
+      sandbox: workspaceWrite(workspace),
     });
     await server.waitClosed(processId);
     const output = server.output(processId).toString();
@@ -110,7 +125,12 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   it('kills the whole confined tree on terminate, grandchildren included', async () => {
     const processId = `sb${++counter}`;
     await server.request('process/start', {
-      processId, argv: ['bash', '-c', 'sleep 60.301 & setsid sleep 60.302 & echo up; wait'], cwd: workspace, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace),
+      processId,
+      argv: ['bash', '-c', 'sleep 60.301 & setsid sleep 60.302 & echo up; wait'],
+      cwd: workspace,
+      env: BASE_ENV,
+      tty: false,
+      sandbox: workspaceWrite(workspace),
     });
     await server.waitFor((m) => m.method === 'process/output' && m.params.processId === processId);
     // `up` may come out before the background jobs have exec'd sleep.
@@ -124,7 +144,14 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   it('refuses policy features it cannot enforce, naming them, and runs nothing', async () => {
     const policy = workspaceWrite(workspace);
     (policy.permissions.file_system.entries as object[]).push({ path: { type: 'special', value: { kind: 'home' } }, access: 'write' });
-    const error = await server.error('process/start', { processId: 'refused', argv: ['true'], cwd: workspace, env: BASE_ENV, tty: false, sandbox: policy });
+    const error = await server.error('process/start', {
+      processId: 'refused',
+      argv: ['true'],
+      cwd: workspace,
+      env: BASE_ENV,
+      tty: false,
+      sandbox: policy,
+    });
     expect(error.code).toBe(-32602);
     expect(error.message).toMatch(/^sandbox is not supported: a file_system entry of path .*home/);
   });
@@ -132,7 +159,14 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   it('answers -32603 when bwrap is missing, instead of running unconfined', async () => {
     const noBwrap = await ServerProcess.started(['--bwrap', '/nonexistent/bwrap']);
     servers.push(noBwrap);
-    const error = await noBwrap.error('process/start', { processId: 'x', argv: ['touch', `${outside}/unconfined`], cwd: workspace, env: BASE_ENV, tty: false, sandbox: workspaceWrite(workspace) });
+    const error = await noBwrap.error('process/start', {
+      processId: 'x',
+      argv: ['touch', `${outside}/unconfined`],
+      cwd: workspace,
+      env: BASE_ENV,
+      tty: false,
+      sandbox: workspaceWrite(workspace),
+    });
     expect(error).toEqual({ code: -32603, message: 'sandbox unavailable: bwrap not found (install bubblewrap)' });
     expect(fs.existsSync(path.join(outside, 'unconfined'))).toBe(false);
   });

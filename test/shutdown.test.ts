@@ -27,7 +27,10 @@ describe('end of input (EXT-DRAIN)', () => {
     ];
     const script = `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(' ')} | ${process.execPath} ${CLI}`;
     const { stdout } = await promisify(execFile)('/bin/sh', ['-c', script]);
-    const messages = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const messages = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const read = messages.find((m) => m.id === 3);
     expect(Buffer.from(read.result.chunks[0].chunk, 'base64').toString()).toBe('hello\n');
     const events = messages.filter((m) => m.params?.processId === 'p').map((m) => m.method);
@@ -101,7 +104,11 @@ describe('process trees die with their process', () => {
     // Started while a PTY is open, so through the spawner (which dies with the server too).
     await server.start('c', ['bash', '-c', 'sleep 30.243 & wait']);
     await server.request('environment/info');
-    const pids = [...(await waitFound('30.241', 'sleep')), ...(await waitFound('30.242', 'sleep')), ...(await waitFound('30.243', 'sleep'))];
+    const pids = [
+      ...(await waitFound('30.241', 'sleep')),
+      ...(await waitFound('30.242', 'sleep')),
+      ...(await waitFound('30.243', 'sleep')),
+    ];
     expect(pids).toHaveLength(3);
     server.child.kill('SIGKILL');
     await server.exited;

@@ -65,13 +65,20 @@ async function clientWorkloads({ root, runs }) {
   for (let i = 0; i < runs; i++) results.push(await clientThroughput(lib, 256 * MiB));
   results.sort((a, b) => a.mibps - b.mibps);
   const median = results[Math.floor(results.length / 2)];
-  console.log(`client → async iterator: ${median.mibps.toFixed(1)} MiB/s (256 MiB), client CPU ${(median.clientCpuShare * 100).toFixed(0)}% of one core`);
+  console.log(
+    `client → async iterator: ${median.mibps.toFixed(1)} MiB/s (256 MiB), client CPU ${(median.clientCpuShare * 100).toFixed(0)}% of one core`,
+  );
   const rtt = await clientRoundTrip(lib);
   console.log(`client fs/getMetadata round trip: p50 ${rtt.p50.toFixed(0)} µs, p99 ${rtt.p99.toFixed(0)} µs`);
   const local = await execLatency(lib, new lib.LocalExecutor());
-  const remote = await execLatency(lib, await lib.createExecutor({ command: process.execPath, args: [path.join(root, 'dist/cli/main.js')] }));
+  const remote = await execLatency(
+    lib,
+    await lib.createExecutor({ command: process.execPath, args: [path.join(root, 'dist/cli/main.js')] }),
+  );
   console.log(`CommandSessions.exec(['true']) local  p50 ${local.p50.toFixed(2)} ms, p99 ${local.p99.toFixed(2)} ms`);
-  console.log(`CommandSessions.exec(['true']) remote p50 ${remote.p50.toFixed(2)} ms, p99 ${remote.p99.toFixed(2)} ms (remote − local p50: ${(remote.p50 - local.p50).toFixed(2)} ms)`);
+  console.log(
+    `CommandSessions.exec(['true']) remote p50 ${remote.p50.toFixed(2)} ms, p99 ${remote.p99.toFixed(2)} ms (remote − local p50: ${(remote.p50 - local.p50).toFixed(2)} ms)`,
+  );
 }
 
 // Run as its own process by scripts/bench.mjs: `node scripts/bench/client.mjs <runs>`.

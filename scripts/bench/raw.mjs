@@ -28,10 +28,22 @@ export async function rawPtyMiBps(bytes) {
   await new Promise((resolve) => {
     let exited = false;
     let ended = false;
-    const forked = native.fork('/usr/bin/head', ['-c', String(bytes), '/dev/zero'], ['PATH=/usr/bin:/bin'], '/', 80, 24, -1, -1, false, '', () => {
-      exited = true;
-      if (ended || total >= bytes) resolve();
-    });
+    const forked = native.fork(
+      '/usr/bin/head',
+      ['-c', String(bytes), '/dev/zero'],
+      ['PATH=/usr/bin:/bin'],
+      '/',
+      80,
+      24,
+      -1,
+      -1,
+      false,
+      '',
+      () => {
+        exited = true;
+        if (ended || total >= bytes) resolve();
+      },
+    );
     const reader = new tty.ReadStream(forked.fd);
     reader.on('data', (chunk) => {
       total += chunk.length;

@@ -31,7 +31,14 @@ export async function sandboxOverhead(command, { rounds = 150, warmup = 10 } = {
     const processId = `sb${next++}`;
     const started = process.hrtime.bigint();
     const closed = driver.waitClosed(processId);
-    await driver.request('process/start', { processId, argv: ['/bin/true'], cwd: pathToFileURL(workspace).href, env: { PATH: '/usr/bin:/bin' }, tty: false, sandbox });
+    await driver.request('process/start', {
+      processId,
+      argv: ['/bin/true'],
+      cwd: pathToFileURL(workspace).href,
+      env: { PATH: '/usr/bin:/bin' },
+      tty: false,
+      sandbox,
+    });
     await closed;
     return Number(process.hrtime.bigint() - started) / 1e6;
   };

@@ -130,7 +130,11 @@ export async function stalledGrowth(command, bytes = 512 * MiB, stallMs = 3000) 
     const before = rss(pid);
     const closed = driver.waitClosed('flood');
     driver.child.stdout.pause();
-    driver.send({ id: 'flood', method: 'process/start', params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false } });
+    driver.send({
+      id: 'flood',
+      method: 'process/start',
+      params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false },
+    });
     let stalledPeak = before;
     const stallTimer = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
     await new Promise((resolve) => setTimeout(resolve, stallMs));
@@ -166,7 +170,13 @@ export async function fairness(command) {
     });
     const quietClosed = driver.waitClosed('quiet');
     const floodClosed = driver.waitClosed('flood');
-    await driver.request('process/start', { processId: 'flood', argv: ['head', '-c', String(512 * MiB), '/dev/zero'], cwd: '/', env: ENV, tty: false });
+    await driver.request('process/start', {
+      processId: 'flood',
+      argv: ['head', '-c', String(512 * MiB), '/dev/zero'],
+      cwd: '/',
+      env: ENV,
+      tty: false,
+    });
     const script = `for i in $(seq ${quietTicks}); do date +%s%3N; sleep 0.02; done`;
     await driver.request('process/start', { processId: 'quiet', argv: ['sh', '-c', script], cwd: '/', env: ENV, tty: false });
     await quietClosed;

@@ -15,7 +15,10 @@ const ENVIRONMENT_ID = 'tap';
 
 /** TOML basic strings share JSON's escapes, so JSON.stringify quotes a value safely. */
 const tomlString = (value) => JSON.stringify(String(value));
-const tomlTable = (entries) => `{ ${Object.entries(entries).map(([k, v]) => `${k} = ${tomlString(v)}`).join(', ')} }`;
+const tomlTable = (entries) =>
+  `{ ${Object.entries(entries)
+    .map(([k, v]) => `${k} = ${tomlString(v)}`)
+    .join(', ')} }`;
 
 function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog) {
   // No retries: a mock that answered wrongly should fail the run at once, not after back-off.

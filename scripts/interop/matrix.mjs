@@ -82,7 +82,9 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
   else if (run.exitCode !== 0) reasons.push(`codex exec exited ${run.exitCode ?? run.signal}: ${excerpt(run.stderr.slice(-600), 700)}`);
   // Each model request but the last answers one scripted call; fewer means Codex stopped early.
   if (run.requests.length < steps.length + 1) {
-    reasons.push(`the model got ${run.requests.length} request(s), expected ${steps.length + 1} (one per scripted call, plus the final one)`);
+    reasons.push(
+      `the model got ${run.requests.length} request(s), expected ${steps.length + 1} (one per scripted call, plus the final one)`,
+    );
   }
   const outputs = functionOutputs(run.requests.at(-1));
   const calls = steps.map((_, i) => parseExecOutput(outputText(outputs.get(`call_${i + 1}`))));

@@ -49,12 +49,15 @@ try {
 
 pruneOldRuns();
 const started = Date.now();
-console.log(`interop: ${cases.length} case(s) against ${server === 'ours' ? OUR_SERVER : "each Codex version's own exec-server"}, ${values.jobs} at a time`);
+console.log(
+  `interop: ${cases.length} case(s) against ${server === 'ours' ? OUR_SERVER : "each Codex version's own exec-server"}, ${values.jobs} at a time`,
+);
 const results = await runCases(cases, {
   jobs: Number(values.jobs),
   server,
   timeoutMs: Number(values.timeout) * 1000,
-  onDone: (c, r) => console.log(`  ${r.ok ? 'PASS' : 'FAIL'} ${c.scenario.name} [${c.mode}] Codex ${c.version} (${(r.durationMs / 1000).toFixed(1)} s)`),
+  onDone: (c, r) =>
+    console.log(`  ${r.ok ? 'PASS' : 'FAIL'} ${c.scenario.name} [${c.mode}] Codex ${c.version} (${(r.durationMs / 1000).toFixed(1)} s)`),
 });
 
 const entries = cases.map((c, i) => ({ ...c, result: results[i] }));

@@ -34,7 +34,9 @@ const writeStdin = (callNumber, chars, yieldMs) => (body) => {
 
 /** Failure reasons for a call's output not containing each of `needles`. */
 function expectOutput(call, label, ...needles) {
-  return needles.filter((needle) => !call.output.includes(needle)).map((needle) => `${label}: model did not see ${JSON.stringify(needle)}; it saw ${excerpt(call.raw)}`);
+  return needles
+    .filter((needle) => !call.output.includes(needle))
+    .map((needle) => `${label}: model did not see ${JSON.stringify(needle)}; it saw ${excerpt(call.raw)}`);
 }
 
 function expectExit(call, label, code) {
@@ -73,7 +75,10 @@ export const SCENARIOS = [
     modes: ['pipe', 'pty'],
     prompt: 'Write to /dev/stdout and /dev/stderr.',
     script: ({ mode }) => [exec('echo via-dev-stdout > /dev/stdout && echo via-dev-stderr > /dev/stderr && exit 0', mode)],
-    check: ({ calls: [run] }) => [...expectExit(run, 'exec_command', 0), ...expectOutput(run, 'exec_command', 'via-dev-stdout', 'via-dev-stderr')],
+    check: ({ calls: [run] }) => [
+      ...expectExit(run, 'exec_command', 0),
+      ...expectOutput(run, 'exec_command', 'via-dev-stdout', 'via-dev-stderr'),
+    ],
   },
   {
     // (c) the command's environment: Codex's `env` additions (CODEX_CI, …) and the server's own
@@ -89,13 +94,16 @@ export const SCENARIOS = [
       const seen = parseEnv(run.output);
       if (seen.CODEX_CI !== '1') failures.push(`CODEX_CI: expected "1", command saw ${JSON.stringify(seen.CODEX_CI)}`);
       for (const [name, value] of Object.entries(start.env ?? {})) {
-        if (seen[name] !== value) failures.push(`env.${name}: Codex sent ${JSON.stringify(value)}, command saw ${JSON.stringify(seen[name])}`);
+        if (seen[name] !== value)
+          failures.push(`env.${name}: Codex sent ${JSON.stringify(value)}, command saw ${JSON.stringify(seen[name])}`);
       }
       const policy = JSON.stringify(start.envPolicy);
       for (const [name, value] of Object.entries(SERVER_ENV)) {
         const expected = expectedVisibility(name, start.envPolicy, start.env) ? value : undefined;
         if (seen[name] !== expected) {
-          failures.push(`server variable ${name}: with envPolicy ${policy} expected ${JSON.stringify(expected)}, command saw ${JSON.stringify(seen[name])}`);
+          failures.push(
+            `server variable ${name}: with envPolicy ${policy} expected ${JSON.stringify(expected)}, command saw ${JSON.stringify(seen[name])}`,
+          );
         }
       }
       return failures;
@@ -110,7 +118,9 @@ export const SCENARIOS = [
     check: ({ calls: [start, typed, ended] }) => [
       ...expectRunning(start, 'exec_command cat'),
       // Twice: the terminal's echo of the typed line, then cat's copy of it.
-      ...(typed.output.split('hello-pty').length - 1 >= 2 ? [] : [`write_stdin "hello-pty\\n": expected the echo and cat's copy, model saw ${excerpt(typed.raw)}`]),
+      ...(typed.output.split('hello-pty').length - 1 >= 2
+        ? []
+        : [`write_stdin "hello-pty\\n": expected the echo and cat's copy, model saw ${excerpt(typed.raw)}`]),
       ...expectExit(ended, 'write_stdin ^D', 0),
     ],
   },
@@ -132,7 +142,9 @@ export const SCENARIOS = [
     name: 'big-output',
     modes: ['pipe', 'pty'],
     prompt: 'Run a command with a lot of output.',
-    script: ({ mode }) => [exec(`yes ${FILLER} | head -c ${BIG_BYTES}; echo; echo big-tail-marker; exit 4`, mode, { yield_time_ms: 20_000 })],
+    script: ({ mode }) => [
+      exec(`yes ${FILLER} | head -c ${BIG_BYTES}; echo; echo big-tail-marker; exit 4`, mode, { yield_time_ms: 20_000 }),
+    ],
     check: ({ calls: [run] }) => {
       const failures = [...expectExit(run, 'exec_command', 4), ...expectOutput(run, 'exec_command', FILLER, 'big-tail-marker')];
       // Codex counts ~4 bytes a token over what it received. Codex 0.134 itself drops output it polls too
@@ -149,7 +161,11 @@ export const SCENARIOS = [
     name: 'view-image',
     modes: ['fs'],
     prompt: 'Look at pixel.png.',
-    setup: (workdir) => fs.writeFileSync(path.join(workdir, 'pixel.png'), makePng(16, 16, (x, y) => [x * 16, y * 16, 128])),
+    setup: (workdir) =>
+      fs.writeFileSync(
+        path.join(workdir, 'pixel.png'),
+        makePng(16, 16, (x, y) => [x * 16, y * 16, 128]),
+      ),
     script: ({ workdir }) => [{ name: 'view_image', args: { path: path.join(workdir, 'pixel.png') } }],
     check: ({ requests, tap, workdir }) => {
       const failures = [];
@@ -162,7 +178,9 @@ export const SCENARIOS = [
         const said = outputText(functionOutputs(requests[1]).get('call_1'));
         failures.push(`the model request after view_image has no input image; view_image output was ${excerpt(said)}`);
       } else if (!images.some(([, type, data]) => type === 'png' && Buffer.from(data, 'base64').equals(png))) {
-        failures.push(`the image sent to the model is not pixel.png (${images.map(([, t, d]) => `${t}, ${d.length} b64 chars`).join('; ')})`);
+        failures.push(
+          `the image sent to the model is not pixel.png (${images.map(([, t, d]) => `${t}, ${d.length} b64 chars`).join('; ')})`,
+        );
       }
       return failures;
     },

@@ -45,7 +45,8 @@ const PROBE_PATH = /(\/\.git|\/AGENTS(\.override)?\.md|\/\.agents\/skills)$/;
  */
 export function relevantLines(entries, limit = 8, width = 400) {
   const probeIds = new Set();
-  for (const e of entries) if (e.dir === 'C->S' && e.msg?.id !== undefined && PROBE_PATH.test(String(e.msg.params?.path ?? ''))) probeIds.add(e.msg.id);
+  for (const e of entries)
+    if (e.dir === 'C->S' && e.msg?.id !== undefined && PROBE_PATH.test(String(e.msg.params?.path ?? ''))) probeIds.add(e.msg.id);
   // A probe request, or the server's answer to one (an answer has the id but no method).
   const isProbe = (e) => e.msg?.id !== undefined && probeIds.has(e.msg.id) && (e.dir === 'C->S' || !e.msg.method);
   const kept = entries.filter((e) => e.dir !== '---' && !isProbe(e));
@@ -67,7 +68,10 @@ export function relevantLines(entries, limit = 8, width = 400) {
   const errorPart = once(errors).slice(0, limit);
   const shown = new Set(errorPart);
   // Keep the last of repeated lines, so the tail ends where the exchange ended.
-  const tailPart = once([...kept].reverse()).reverse().filter((e) => !shown.has(e)).slice(-limit);
+  const tailPart = once([...kept].reverse())
+    .reverse()
+    .filter((e) => !shown.has(e))
+    .slice(-limit);
   const lines = errorPart.map((e) => `${e.dir} ${shorten(e.text, width)}`);
   if (errorPart.length && tailPart.length) lines.push('… last lines:');
   return [...lines, ...tailPart.map((e) => `${e.dir} ${shorten(e.text, width)}`)];

@@ -16,13 +16,7 @@ export class ExecServerError extends Error {
   }
 }
 
-export type ClientErrorKind =
-  | 'disconnected'
-  | 'spawnFailed'
-  | 'handshakeTimeout'
-  | 'serverExited'
-  | 'protocolViolation'
-  | 'httpBody';
+export type ClientErrorKind = 'disconnected' | 'spawnFailed' | 'handshakeTimeout' | 'serverExited' | 'protocolViolation' | 'httpBody';
 
 export class ExecServerClientError extends Error {
   constructor(
@@ -40,12 +34,10 @@ export const ClientErrors = {
   /** A server's error response (or the server's own error, for a check the client makes first). */
   fromServer: (error: { code: number; message: string }) => new ExecServerError(error.code, error.message, { cause: error }),
   /** The canonical disconnect message, with `: <reason>` when there is one. */
-  disconnected: (reason?: string) =>
-    new ExecServerClientError('disconnected', reason ? `${DISCONNECTED}: ${reason}` : DISCONNECTED),
+  disconnected: (reason?: string) => new ExecServerClientError('disconnected', reason ? `${DISCONNECTED}: ${reason}` : DISCONNECTED),
   spawnFailed: (command: string, detail: string) =>
     new ExecServerClientError('spawnFailed', `failed to start exec-server \`${command}\`: ${detail}`),
-  handshakeTimeout: (ms: number) =>
-    new ExecServerClientError('handshakeTimeout', `exec-server did not answer initialize within ${ms} ms`),
+  handshakeTimeout: (ms: number) => new ExecServerClientError('handshakeTimeout', `exec-server did not answer initialize within ${ms} ms`),
   serverExited: (status: string, stderrTail: string) =>
     new ExecServerClientError(
       'serverExited',

@@ -13,7 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import { bytesOf } from '../protocol/base64-payload.js';
 import { Errors } from '../protocol/errors.js';
-import { Notification, type MethodName, type NotificationName, type NotificationParamsOf, type ParamsOf, type ProducedResultOf, type ResultOf } from '../protocol/methods.js';
+import {
+  Notification,
+  type MethodName,
+  type NotificationName,
+  type NotificationParamsOf,
+  type ParamsOf,
+  type ProducedResultOf,
+  type ResultOf,
+} from '../protocol/methods.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
@@ -139,7 +147,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private onNotification(method: string, params: unknown): void {
     const is = <N extends NotificationName>(name: N, _params: unknown): _params is NotificationParamsOf<N> => method === name;
     if (is(Notification.ProcessOutput, params)) this.routeOutput({ ...params, chunk: Buffer.from(params.chunk, 'base64') });
-    else if (is(Notification.ProcessExited, params)) this.sessions.get(params.processId)?.receive({ type: 'exited', seq: params.seq, exitCode: params.exitCode });
+    else if (is(Notification.ProcessExited, params))
+      this.sessions.get(params.processId)?.receive({ type: 'exited', seq: params.seq, exitCode: params.exitCode });
     else if (is(Notification.ProcessClosed, params)) this.sessions.get(params.processId)?.receive({ type: 'closed', seq: params.seq });
     else if (is(Notification.HttpBodyDelta, params)) this.bodies.receive(params);
     // anything else is ignored

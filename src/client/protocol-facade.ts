@@ -78,7 +78,11 @@ export abstract class ProtocolFacade {
 
   async copy(sourcePath: string, destinationPath: string, options: { recursive: boolean }): Promise<void> {
     const speech = this.speech();
-    await this.call('fs/copy', { sourcePath: speech.path(sourcePath), destinationPath: speech.path(destinationPath), recursive: options.recursive });
+    await this.call('fs/copy', {
+      sourcePath: speech.path(sourcePath),
+      destinationPath: speech.path(destinationPath),
+      recursive: options.recursive,
+    });
   }
 
   /** The canonical form of a path, as a native path. */

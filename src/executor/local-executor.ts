@@ -9,7 +9,14 @@ import type { ReadResult } from '../client/process-session.js';
 import { ProtocolFacade } from '../client/protocol-facade.js';
 import { ServerGeneration } from '../client/server-generation.js';
 import type { ProtocolError } from '../protocol/errors.js';
-import { Notification, type MethodName, type NotificationName, type NotificationParamsOf, type ParamsOf, type ProducedResultOf } from '../protocol/methods.js';
+import {
+  Notification,
+  type MethodName,
+  type NotificationName,
+  type NotificationParamsOf,
+  type ParamsOf,
+  type ProducedResultOf,
+} from '../protocol/methods.js';
 import { ProcessRuntime } from '../server/process/runtime.js';
 import { ServerSession } from '../server/session.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';
@@ -62,7 +69,8 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
 
   private onNotification<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void {
     const is = <K extends NotificationName>(wanted: K, _params: unknown): _params is NotificationParamsOf<K> => name === (wanted as string);
-    if (is(Notification.ProcessExited, params)) this.listeners.emit(params.processId, { type: 'exited', seq: params.seq, exitCode: params.exitCode });
+    if (is(Notification.ProcessExited, params))
+      this.listeners.emit(params.processId, { type: 'exited', seq: params.seq, exitCode: params.exitCode });
     else if (is(Notification.ProcessClosed, params)) this.listeners.emit(params.processId, { type: 'closed', seq: params.seq });
   }
 

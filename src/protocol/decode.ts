@@ -47,8 +47,7 @@ function wordIssue(issue: z.core.$ZodIssue, params: unknown, structName: string)
     return parent.length === 0 ? `missing field \`${key}\`` : `${fieldName(parent)}: missing field \`${key}\``;
   }
   const expected = issue.message;
-  const isNegativeForUnsigned =
-    typeof value === 'number' && Number.isInteger(value) && value < 0 && /^u(64|size|32)$/.test(expected);
+  const isNegativeForUnsigned = typeof value === 'number' && Number.isInteger(value) && value < 0 && /^u(64|size|32)$/.test(expected);
   const what = isNegativeForUnsigned ? `invalid value: ${describeValue(value)}` : `invalid type: ${describeValue(value)}`;
   return `${fieldName(path)}: ${what}, expected ${expected}`;
 }
@@ -57,11 +56,7 @@ function wordIssue(issue: z.core.$ZodIssue, params: unknown, structName: string)
  * Decodes `params` with `schema`, or throws a −32602 `ProtocolError` whose
  * message names the first offending field.
  */
-export function decodeParams<T extends z.ZodType>(
-  schema: T,
-  params: unknown,
-  structName: string,
-): z.output<T> {
+export function decodeParams<T extends z.ZodType>(schema: T, params: unknown, structName: string): z.output<T> {
   const result = schema.safeParse(params ?? null);
   if (result.success) return result.data;
   const first = result.error.issues[0];

@@ -58,14 +58,11 @@ export const Errors = {
   lineTooLong: (limit: number) => invalidRequest(`Invalid Request: message exceeds ${limit} bytes`),
 
   // --- lifecycle (§2) ---
-  methodNotFound: (method: string) =>
-    new ProtocolError(ErrorCode.MethodNotFound, `exec-server stub does not implement \`${method}\` yet`),
+  methodNotFound: (method: string) => new ProtocolError(ErrorCode.MethodNotFound, `exec-server stub does not implement \`${method}\` yet`),
   initializeTwice: () => invalidRequest('initialize may only be sent once per connection'),
   unknownSession: (id: string) => invalidRequest(`unknown session id ${id}`),
-  notInitialized: (family: string) =>
-    invalidRequest(`client must call initialize before using ${family} methods`),
-  notInitializedNotification: (family: string) =>
-    invalidRequest(`client must send initialized before using ${family} methods`),
+  notInitialized: (family: string) => invalidRequest(`client must call initialize before using ${family} methods`),
+  notInitializedNotification: (family: string) => invalidRequest(`client must send initialized before using ${family} methods`),
 
   /** An unexpected failure inside a handler (a bug, not a protocol case). */
   internal: (detail: string, cause?: unknown) => new ProtocolError(ErrorCode.InternalError, `internal error: ${detail}`, { cause }),
@@ -92,29 +89,20 @@ export const Errors = {
   emptyWriteId: () => invalidParams('writeId must not be empty'),
   sandboxUnavailable: () => internal('sandbox unavailable: bwrap not found (install bubblewrap)'),
   fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
-  writeFileBase64: (detail: string) =>
-    invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),
-  copyDirectoryNeedsRecursive: () =>
-    invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
-  copyIntoItself: () =>
-    invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
-  copyUnsupportedType: () =>
-    invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
+  writeFileBase64: (detail: string) => invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),
+  copyDirectoryNeedsRecursive: () => invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
+  copyIntoItself: () => invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
+  copyUnsupportedType: () => invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
   /** An OS error from a filesystem call, mapped by errno (§4). */
   osError: (code: number, message: string) => new ProtocolError(code, message),
 
   // --- http (§5) ---
   httpInvalidUrl: (detail: string) => invalidParams(`http/request url is invalid: ${detail}`),
-  httpScheme: (scheme: string) =>
-    invalidParams(`http/request only supports http and https URLs, got ${scheme}`),
+  httpScheme: (scheme: string) => invalidParams(`http/request only supports http and https URLs, got ${scheme}`),
   httpMethod: () => invalidParams('http/request method is invalid: invalid HTTP method'),
   httpHeaderName: () => invalidParams('http/request header name is invalid: invalid HTTP header name'),
-  httpHeaderValue: (name: string) =>
-    invalidParams(`http/request header value is invalid for ${name}: failed to parse header value`),
-  httpStreamActive: (id: string) =>
-    invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
-  httpSendFailed: (url: string) =>
-    internal(`http/request failed: error sending request for url (${url})`),
-  httpBodyFailed: () =>
-    internal('failed to read http/request response body: error decoding response body'),
+  httpHeaderValue: (name: string) => invalidParams(`http/request header value is invalid for ${name}: failed to parse header value`),
+  httpStreamActive: (id: string) => invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
+  httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
+  httpBodyFailed: () => internal('failed to read http/request response body: error decoding response body'),
 } as const;

@@ -16,8 +16,7 @@ const literal = (message: string) => ({ error: () => `${LITERAL}${message}` });
 
 const str = () => z.string(expecting('a string'));
 const bool = () => z.boolean(expecting('a boolean'));
-const unsigned = (label: 'u64' | 'usize') =>
-  z.number(expecting(label)).int(expecting(label)).min(0, expecting(label));
+const unsigned = (label: 'u64' | 'usize') => z.number(expecting(label)).int(expecting(label)).min(0, expecting(label));
 const strings = () => z.array(str(), expecting('a sequence'));
 const stringMap = () => z.record(z.string(), str(), expecting('a map'));
 
@@ -39,14 +38,9 @@ const directory = () => str().transform((value) => (isFileUri(value) ? fileUriTo
 const noSandbox = () => z.unknown().optional();
 
 const dimension = (message: string) =>
-  z
-    .number(expecting('u16'))
-    .refine((value) => Number.isInteger(value) && value >= 1 && value <= 65535, literal(message));
+  z.number(expecting('u16')).refine((value) => Number.isInteger(value) && value >= 1 && value <= 65535, literal(message));
 
-export const InitializeParams = z.object(
-  { clientName: str(), resumeSessionId: str().nullish() },
-  expecting('struct InitializeParams'),
-);
+export const InitializeParams = z.object({ clientName: str(), resumeSessionId: str().nullish() }, expecting('struct InitializeParams'));
 
 export const TerminalSize = z.object(
   {
@@ -130,10 +124,7 @@ export const ProcessResizeParams = z.object(
   expecting('struct ResizeParams'),
 );
 
-export const ProcessSignalParams = z.object(
-  { processId: str(), signal: str() },
-  expecting('struct SignalParams'),
-);
+export const ProcessSignalParams = z.object({ processId: str(), signal: str() }, expecting('struct SignalParams'));
 
 /** Any params, `null` included: generation 2 sends `null`, generation 1 `{}`. */
 export const EnvironmentInfoParams = z.unknown();

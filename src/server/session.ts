@@ -86,7 +86,10 @@ export class ServerSession {
         if (this.channel.isCongested()) this.processes.pauseAll();
       },
       exited: (processId, seq, exitCode, sandboxDenied) =>
-        this.notify(Notification.ProcessExited, this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied } : { processId, seq, exitCode }),
+        this.notify(
+          Notification.ProcessExited,
+          this.generation.value === 2 ? { processId, seq, exitCode, sandboxDenied } : { processId, seq, exitCode },
+        ),
       closed: (processId, seq) => this.notify(Notification.ProcessClosed, { processId, seq }),
       generation: () => this.generation.value,
     };

@@ -24,7 +24,8 @@ function isUnconfined(sandbox: unknown): boolean {
 }
 
 function describeSandbox(sandbox: unknown): string {
-  const permissions = typeof sandbox === 'object' && sandbox !== null ? (sandbox as { permissions?: { type?: unknown } }).permissions : undefined;
+  const permissions =
+    typeof sandbox === 'object' && sandbox !== null ? (sandbox as { permissions?: { type?: unknown } }).permissions : undefined;
   const type = typeof permissions?.type === 'string' ? `\`${permissions.type}\`` : 'other than `disabled`';
   return `sandbox permissions of type ${type} ask for confinement, which this exec-server cannot enforce yet`;
 }
@@ -44,5 +45,6 @@ export function refuseUnsupported(params: CodexExtras): void {
   if (!isEmpty(params.managedNetwork)) throw Errors.unsupportedMember('managedNetwork', 'this exec-server has no managed network');
   if (!isEmpty(params.networkProxy)) throw Errors.unsupportedMember('networkProxy', 'this exec-server cannot launch a network proxy');
   if (!isEmpty(params.shellSnapshot)) throw Errors.unsupportedMember('shellSnapshot', 'this exec-server does not take shell snapshots');
-  if (!isEmpty(params.credentialProviders)) throw Errors.unsupportedMember('credentialProviders', 'this exec-server does not mask credentials');
+  if (!isEmpty(params.credentialProviders))
+    throw Errors.unsupportedMember('credentialProviders', 'this exec-server does not mask credentials');
 }

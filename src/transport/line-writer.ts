@@ -14,7 +14,6 @@ import { Base64Payload } from '../protocol/base64-payload.js';
 import { BufferPool } from './buffer-pool.js';
 import { encodeOutputLine } from './output-line.js';
 
-
 const PLACEHOLDER = '\u0000exec-server-base64-payload\u0000';
 // A multiple of 3 bytes, so slices concatenate to one valid base64 string.
 const SLICE_BYTES = 3 * 1024 * 1024;

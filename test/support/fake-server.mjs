@@ -34,7 +34,9 @@ const scenarios = {
     send({ id, result: { processId } });
     send({ params: { chunk: Buffer.from('one;').toString('base64'), stream: 'stdout', seq: 1, processId }, method: 'process/output' });
     const escapedId = `"${[...processId].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
-    process.stdout.write(`{"method":"process/output","params":{"processId":${escapedId},"seq":2,"stream":"stderr","chunk":"${Buffer.from('two').toString('base64')}"}}\n`);
+    process.stdout.write(
+      `{"method":"process/output","params":{"processId":${escapedId},"seq":2,"stream":"stderr","chunk":"${Buffer.from('two').toString('base64')}"}}\n`,
+    );
     exited(processId, 3, 0);
     closed(processId, 4);
   },

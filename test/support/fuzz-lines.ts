@@ -21,7 +21,10 @@ export interface FuzzLine {
   usableId?: string | number;
 }
 
-const line = (bytes: Buffer, usableId?: string | number): FuzzLine => ({ latin1: bytes.toString('latin1'), ...(usableId === undefined ? {} : { usableId }) });
+const line = (bytes: Buffer, usableId?: string | number): FuzzLine => ({
+  latin1: bytes.toString('latin1'),
+  ...(usableId === undefined ? {} : { usableId }),
+});
 
 const PATH_KEYS = new Set(['path', 'sourcePath', 'destinationPath', 'cwd']);
 const PROGRAMS = ['true', 'false', 'echo', 'printf', 'sleep', '/bin/echo', 'fuzz-no-such-program', '/nonexistent/x', ''];
@@ -51,20 +54,46 @@ const pathIn = (root: string) =>
     fc.stringMatching(/^[a-z0-9_-]{0,8}$/).map((name) => `${root}/${name}`),
     fc.constantFrom(`${root}/sub/deeper`, `${root}/ü name`, `${root}/missing/x`, 'relative/path', '', root),
   );
-const base64 = fc.oneof(fc.uint8Array({ maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('base64')), text);
-const env = fc.dictionary(fc.oneof(fc.stringMatching(/^[A-Z_]{1,6}$/), text).filter((key) => key !== 'PATH'), text, { maxKeys: 3 });
+const base64 = fc.oneof(
+  fc.uint8Array({ maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('base64')),
+  text,
+);
+const env = fc.dictionary(
+  fc.oneof(fc.stringMatching(/^[A-Z_]{1,6}$/), text).filter((key) => key !== 'PATH'),
+  text,
+  { maxKeys: 3 },
+);
 
 function requestParams(root: string): fc.Arbitrary<[string, Record<string, unknown>]> {
   const path = pathIn(root);
   const processId = fc.constantFrom(...PROCESS_IDS);
   const size = fc.record({ rows: number, cols: number });
-  const request = (method: string, params: fc.Arbitrary<Record<string, unknown>>) => params.map((p) => [method, p] as [string, Record<string, unknown>]);
+  const request = (method: string, params: fc.Arbitrary<Record<string, unknown>>) =>
+    params.map((p) => [method, p] as [string, Record<string, unknown>]);
   return fc.oneof(
-    request('process/start', fc.record(
-      { processId, argv: fc.tuple(fc.constantFrom(...PROGRAMS), fc.array(text, { maxLength: 3 })).map(([p, rest]) => [p, ...rest]), cwd: path, env, tty: fc.boolean(), pipeStdin: fc.boolean(), arg0: fc.option(text), size },
-      { requiredKeys: ['processId', 'argv', 'cwd', 'env', 'tty'] },
-    )),
-    request('process/read', fc.record({ processId, afterSeq: number, maxBytes: number, waitMs: fc.integer({ min: 0, max: 20 }) }, { requiredKeys: ['processId'] })),
+    request(
+      'process/start',
+      fc.record(
+        {
+          processId,
+          argv: fc.tuple(fc.constantFrom(...PROGRAMS), fc.array(text, { maxLength: 3 })).map(([p, rest]) => [p, ...rest]),
+          cwd: path,
+          env,
+          tty: fc.boolean(),
+          pipeStdin: fc.boolean(),
+          arg0: fc.option(text),
+          size,
+        },
+        { requiredKeys: ['processId', 'argv', 'cwd', 'env', 'tty'] },
+      ),
+    ),
+    request(
+      'process/read',
+      fc.record(
+        { processId, afterSeq: number, maxBytes: number, waitMs: fc.integer({ min: 0, max: 20 }) },
+        { requiredKeys: ['processId'] },
+      ),
+    ),
     request('process/write', fc.record({ processId, chunk: base64, closeStdin: fc.boolean() }, { requiredKeys: ['processId', 'chunk'] })),
     request('process/terminate', fc.record({ processId })),
     request('process/resize', fc.record({ processId, rows: number, cols: number })),
@@ -78,15 +107,21 @@ function requestParams(root: string): fc.Arbitrary<[string, Record<string, unkno
     request('fs/copy', fc.record({ sourcePath: path, destinationPath: path, recursive: fc.boolean() })),
     request('fs/canonicalize', fc.record({ path })),
     request('environment/info', fc.constant({})),
-    request('http/request', fc.record({
-      method: fc.constantFrom('GET', 'POST', 'BAD METHOD', ''),
-      url: fc.constantFrom('http://127.0.0.1:9/', 'ftp://127.0.0.1/', 'not a url', '', 'http://[::1]:9/x'),
-      requestId: fc.constantFrom('h1', 'h2'),
-      headers: fc.array(fc.record({ name: text, value: text }), { maxLength: 2 }),
-      bodyBase64: base64,
-      timeoutMs: fc.integer({ min: 0, max: 50 }),
-      streamResponse: fc.boolean(),
-    }, { requiredKeys: ['method', 'url', 'requestId'] })),
+    request(
+      'http/request',
+      fc.record(
+        {
+          method: fc.constantFrom('GET', 'POST', 'BAD METHOD', ''),
+          url: fc.constantFrom('http://127.0.0.1:9/', 'ftp://127.0.0.1/', 'not a url', '', 'http://[::1]:9/x'),
+          requestId: fc.constantFrom('h1', 'h2'),
+          headers: fc.array(fc.record({ name: text, value: text }), { maxLength: 2 }),
+          bodyBase64: base64,
+          timeoutMs: fc.integer({ min: 0, max: 50 }),
+          streamResponse: fc.boolean(),
+        },
+        { requiredKeys: ['method', 'url', 'requestId'] },
+      ),
+    ),
     request('initialize', fc.record({ clientName: text })),
     request('no/such/method', fc.constant({})),
   );
@@ -95,7 +130,13 @@ function requestParams(root: string): fc.Arbitrary<[string, Record<string, unkno
 /** A mutation of one params object; path-like members only ever get non-strings or confined paths. */
 function mutated(root: string, params: Record<string, unknown>): fc.Arbitrary<unknown> {
   const keys = Object.keys(params);
-  const safeJunk = (key: string) => (PATH_KEYS.has(key) ? fc.oneof(junk.filter((v) => typeof v !== 'string'), pathIn(root)) : junk);
+  const safeJunk = (key: string) =>
+    PATH_KEYS.has(key)
+      ? fc.oneof(
+          junk.filter((v) => typeof v !== 'string'),
+          pathIn(root),
+        )
+      : junk;
   const options: Array<fc.WeightedArbitrary<unknown>> = [
     { weight: 4, arbitrary: fc.constant(params) },
     { weight: 1, arbitrary: fc.record({ extra: junk, sandbox: fc.constantFrom(null, {}, 'x') }).map((extra) => ({ ...params, ...extra })) },
@@ -122,15 +163,39 @@ export function fuzzLine(root: string, nextId: () => number): fc.Arbitrary<FuzzL
   );
   return fc.oneof(
     { weight: 6, arbitrary: message.map((m) => withUsableId(m, nextId)) },
-    { weight: 2, arbitrary: fc.tuple(message, fc.constantFrom(null, true, {}, [], 1.5, -1, '', 1e400, 'dup')).map(([m, id]) => line(encode({ ...m, id }))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(message, fc.constantFrom(null, true, {}, [], 1.5, -1, '', 1e400, 'dup'))
+        .map(([m, id]) => line(encode({ ...m, id }))),
+    },
     { weight: 1, arbitrary: message.map((m) => line(encode(m))) },
     { weight: 1, arbitrary: fc.array(message, { maxLength: 3 }).map((batch) => line(encode(batch.map((m, i) => ({ ...m, id: i }))))) },
-    { weight: 1, arbitrary: fc.tuple(message, fc.nat()).map(([m, cut]) => { const bytes = encode({ ...m, id: 'cut' }); return line(bytes.subarray(0, cut % Math.max(bytes.length, 1))); }) },
-    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => line(Buffer.from(bytes.filter((b) => b !== 10)))) },
-    { weight: 1, arbitrary: fc.tuple(message, fc.uint8Array({ minLength: 1, maxLength: 3 })).map(([m, bad]) => withInvalidUtf8(m, bad, nextId)) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(message, fc.nat()).map(([m, cut]) => {
+        const bytes = encode({ ...m, id: 'cut' });
+        return line(bytes.subarray(0, cut % Math.max(bytes.length, 1)));
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => line(Buffer.from(bytes.filter((b) => b !== 10)))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(message, fc.uint8Array({ minLength: 1, maxLength: 3 })).map(([m, bad]) => withInvalidUtf8(m, bad, nextId)),
+    },
     { weight: 1, arbitrary: fc.record({ id: fc.oneof(fc.nat(), text), result: junk }).map((m) => line(encode(m))) },
     { weight: 1, arbitrary: fc.record({ method: text, params: junk }).map((m) => line(encode(m))) },
-    { weight: 1, arbitrary: fc.integer({ min: 1000, max: 20000 }).map((depth) => line(Buffer.from('{"id":"deep","method":"fs/getMetadata","params":' + '['.repeat(depth) + ']'.repeat(depth) + '}'))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1000, max: 20000 })
+        .map((depth) =>
+          line(Buffer.from('{"id":"deep","method":"fs/getMetadata","params":' + '['.repeat(depth) + ']'.repeat(depth) + '}')),
+        ),
+    },
   );
 }
 

@@ -2,7 +2,10 @@
 import { pathToFileURL } from 'node:url';
 
 /** A file-system entry naming a special path (`root`, `project_roots`, …). */
-export const special = (kind: string, access: string, extra: object = {}) => ({ path: { type: 'special', value: { kind, ...extra } }, access });
+export const special = (kind: string, access: string, extra: object = {}) => ({
+  path: { type: 'special', value: { kind, ...extra } },
+  access,
+});
 
 /** A managed policy with these entries, rooted at `workspace`. */
 export function managedPolicy(workspace: string, entries: object[], network = 'restricted') {

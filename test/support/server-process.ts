@@ -41,11 +41,7 @@ export class ServerProcess {
   }
 
   /** A server that has completed the handshake. */
-  static async started(
-    args: string[] = [],
-    env?: NodeJS.ProcessEnv,
-    user?: { uid: number; gid: number },
-  ): Promise<ServerProcess> {
+  static async started(args: string[] = [], env?: NodeJS.ProcessEnv, user?: { uid: number; gid: number }): Promise<ServerProcess> {
     const server = new ServerProcess(args, env, user);
     await server.request('initialize', { clientName: 'test' });
     server.notify('initialized', {});
@@ -85,7 +81,6 @@ export class ServerProcess {
       return false;
     });
   }
-
 
   sendLine(line: string | Buffer): void {
     this.child.stdin.write(line);

@@ -8,12 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
-import type {
-  FsCanonicalizeResult,
-  FsDirectoryEntry,
-  FsMetadataResult,
-  FsReadDirectoryResult,
-} from '../../protocol/types.js';
+import type { FsCanonicalizeResult, FsDirectoryEntry, FsMetadataResult, FsReadDirectoryResult } from '../../protocol/types.js';
 import { Base64Payload } from '../../protocol/base64-payload.js';
 import { errnoCode, fsError, systemError } from '../os-error.js';
 
@@ -119,7 +114,15 @@ export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
 }
 
 function isUnknownType(dirent: import('node:fs').Dirent): boolean {
-  return !dirent.isBlockDevice() && !dirent.isCharacterDevice() && !dirent.isFIFO() && !dirent.isSocket() && !dirent.isSymbolicLink() && !dirent.isDirectory() && !dirent.isFile();
+  return (
+    !dirent.isBlockDevice() &&
+    !dirent.isCharacterDevice() &&
+    !dirent.isFIFO() &&
+    !dirent.isSocket() &&
+    !dirent.isSymbolicLink() &&
+    !dirent.isDirectory() &&
+    !dirent.isFile()
+  );
 }
 
 export async function remove(target: string, recursive: boolean, force: boolean): Promise<Empty> {

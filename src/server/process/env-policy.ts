@@ -14,12 +14,26 @@ export interface EnvPolicy {
 }
 
 /** The "core" subset, as observed on the reference (both generations). */
-export const CORE_VARIABLES: ReadonlySet<string> = new Set(['HOME', 'LANG', 'LC_ALL', 'LOGNAME', 'PATH', 'SHELL', 'TEMP', 'TMP', 'TMPDIR', 'USER']);
+export const CORE_VARIABLES: ReadonlySet<string> = new Set([
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'TEMP',
+  'TMP',
+  'TMPDIR',
+  'USER',
+]);
 const DEFAULT_EXCLUDES = ['*KEY*', '*SECRET*', '*TOKEN*'];
 
 /** A glob with `*` as its only wildcard, matched case-insensitively against a whole name. */
 export function globMatcher(pattern: string): (name: string) => boolean {
-  const source = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   const regex = new RegExp(`^${source}$`, 'is');
   return (name) => regex.test(name);
 }
@@ -30,9 +44,14 @@ function anyOf(patterns: string[]): (name: string) => boolean {
 }
 
 /** The child's environment under `policy`, from `serverEnv` with `requestEnv` on top. */
-export function buildEnvironment(policy: EnvPolicy, serverEnv: NodeJS.ProcessEnv, requestEnv: Record<string, string>): Record<string, string> {
+export function buildEnvironment(
+  policy: EnvPolicy,
+  serverEnv: NodeJS.ProcessEnv,
+  requestEnv: Record<string, string>,
+): Record<string, string> {
   const inherited = Object.entries(serverEnv).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  let entries = policy.inherit === 'all' ? inherited : policy.inherit === 'core' ? inherited.filter(([name]) => CORE_VARIABLES.has(name)) : [];
+  let entries =
+    policy.inherit === 'all' ? inherited : policy.inherit === 'core' ? inherited.filter(([name]) => CORE_VARIABLES.has(name)) : [];
   if (!policy.ignoreDefaultExcludes) {
     const excluded = anyOf(DEFAULT_EXCLUDES);
     entries = entries.filter(([name]) => !excluded(name));

@@ -130,7 +130,14 @@ export class ManagedProcess implements ChildEvents {
   private snapshot(afterSeq: number, maxBytes: number | undefined): ProcessReadResult {
     const chunks = this.log.select(afterSeq, maxBytes);
     const last = chunks[chunks.length - 1];
-    const result = { chunks, nextSeq: last ? last.seq + 1 : this.nextSeq, exited: this.exited, exitCode: this.exitCode, closed: this.closed, failure: null };
+    const result = {
+      chunks,
+      nextSeq: last ? last.seq + 1 : this.nextSeq,
+      exited: this.exited,
+      exitCode: this.exitCode,
+      closed: this.closed,
+      failure: null,
+    };
     if (this.sink.generation() === 1) return result;
     // Generation 2 counts exit and close too, unless maxBytes cut the output short.
     const cutShort = last !== undefined && this.log.lastSeq > last.seq;

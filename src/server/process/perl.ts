@@ -6,8 +6,7 @@
  */
 import fs from 'node:fs';
 
-const CLOSE_AND_EXEC =
-  'require POSIX; my $n = shift; POSIX::close(shift) for 1 .. $n; my $file = shift; exec {$file} @ARGV or die "$!\\n"';
+const CLOSE_AND_EXEC = 'require POSIX; my $n = shift; POSIX::close(shift) for 1 .. $n; my $file = shift; exec {$file} @ARGV or die "$!\\n"';
 
 let cached: string | null | undefined;
 

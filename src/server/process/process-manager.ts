@@ -119,7 +119,16 @@ export class ProcessManager {
     try {
       const cwd = checkDirectory(params.cwd);
       const file = resolveProgram({ program, cwd, env: built, tty });
-      return { program, file, argv0, args: argv.slice(1), cwd, env: childEnv, pipeStdin: params.pipeStdin === true, size: params.size ?? DEFAULT_SIZE };
+      return {
+        program,
+        file,
+        argv0,
+        args: argv.slice(1),
+        cwd,
+        env: childEnv,
+        pipeStdin: params.pipeStdin === true,
+        size: params.size ?? DEFAULT_SIZE,
+      };
     } catch (error) {
       throw spawnError(error);
     }

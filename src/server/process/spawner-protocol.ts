@@ -27,7 +27,17 @@ export type SpawnerMessage =
 /** A start request: the length line and the NUL-separated fields. */
 export function encodeStart(id: string, request: SpawnRequest): Buffer {
   const env = Object.entries(request.env);
-  const fields = [id, request.file, request.cwd, request.pipeStdin ? '1' : '0', String(request.args.length + 1), request.argv0, ...request.args, String(env.length), ...env.flat()];
+  const fields = [
+    id,
+    request.file,
+    request.cwd,
+    request.pipeStdin ? '1' : '0',
+    String(request.args.length + 1),
+    request.argv0,
+    ...request.args,
+    String(env.length),
+    ...env.flat(),
+  ];
   const payload = Buffer.from(fields.join('\0'));
   return Buffer.concat([Buffer.from(`${payload.length}\n`), payload]);
 }
@@ -48,7 +58,14 @@ export function parseSpawnerLine(line: string): SpawnerMessage | undefined {
     case 'S': {
       const [pid, stdinFd, stdoutFd, stderrFd] = rest;
       if (stderrFd === undefined) return undefined;
-      return { type: 'started', id: first, pid: Number(pid), stdinFd: stdinFd === '-' ? undefined : Number(stdinFd), stdoutFd: Number(stdoutFd), stderrFd: Number(stderrFd) };
+      return {
+        type: 'started',
+        id: first,
+        pid: Number(pid),
+        stdinFd: stdinFd === '-' ? undefined : Number(stdinFd),
+        stdoutFd: Number(stdoutFd),
+        stderrFd: Number(stderrFd),
+      };
     }
     case 'F':
       return { type: 'failed', id: first, errno: Number(rest[0]) };
@@ -56,7 +73,8 @@ export function parseSpawnerLine(line: string): SpawnerMessage | undefined {
       return { type: 'reaped', pid: Number(first), status: decodeWaitStatus(Number(rest[0])) };
     case 'P': {
       const pipes = [];
-      for (let i = 0; i + 1 < rest.length; i += 2) pipes.push({ id: `${first}.${i / 2}`, readFd: Number(rest[i]), writeFd: Number(rest[i + 1]) });
+      for (let i = 0; i + 1 < rest.length; i += 2)
+        pipes.push({ id: `${first}.${i / 2}`, readFd: Number(rest[i]), writeFd: Number(rest[i + 1]) });
       return { type: 'pipes', batch: first, pipes };
     }
     default:

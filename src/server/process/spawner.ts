@@ -173,7 +173,10 @@ export class Spawner {
 
   /** Opens our ends of a started child's pipes. */
   private adopt({ pid, stdinFd, stdoutFd, stderrFd }: Extract<SpawnerMessage, { type: 'started' }>): SpawnedChild {
-    const ends: Array<[number, number]> = [[stdoutFd, O_RDONLY], [stderrFd, O_RDONLY]];
+    const ends: Array<[number, number]> = [
+      [stdoutFd, O_RDONLY],
+      [stderrFd, O_RDONLY],
+    ];
     if (stdinFd !== undefined) ends.push([stdinFd, O_WRONLY]);
     const fds: number[] = [];
     try {

@@ -19,7 +19,12 @@ import type { Confinement } from './policy.js';
 
 /** `bwrap` on `PATH` (or the given one); undefined if none is executable. */
 export function findBwrap(explicit: string | undefined, searchPath = process.env.PATH ?? ''): string | undefined {
-  const candidates = explicit ? [explicit] : searchPath.split(':').filter(Boolean).map((dir) => path.join(dir, 'bwrap'));
+  const candidates = explicit
+    ? [explicit]
+    : searchPath
+        .split(':')
+        .filter(Boolean)
+        .map((dir) => path.join(dir, 'bwrap'));
   return candidates.find((candidate) => {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);

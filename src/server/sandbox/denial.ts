@@ -4,7 +4,15 @@
  * whose output names a denial, unless the exit code is one a shell gives for
  * its own reasons (2, 126, 127); or death by SIGSYS (a seccomp kill).
  */
-const DENIAL_WORDS = ['operation not permitted', 'permission denied', 'read-only file system', 'seccomp', 'sandbox', 'landlock', 'failed to write file'];
+const DENIAL_WORDS = [
+  'operation not permitted',
+  'permission denied',
+  'read-only file system',
+  'seccomp',
+  'sandbox',
+  'landlock',
+  'failed to write file',
+];
 const SHELL_EXIT_CODES = new Set([2, 126, 127]);
 const SIGSYS_EXIT_CODE = 128 + 31;
 

@@ -55,7 +55,8 @@ function entryPaths(entry: Entry, roots: string[], tmpdir: string | undefined): 
     throw refuse(`a file_system entry of path ${JSON.stringify(entry.path ?? null)}`);
   }
   const subpath = entry.path?.value?.subpath;
-  if (subpath !== undefined && (typeof subpath !== 'string' || subpath.split('/').includes('..'))) throw refuse(`the subpath ${JSON.stringify(subpath)}`);
+  if (subpath !== undefined && (typeof subpath !== 'string' || subpath.split('/').includes('..')))
+    throw refuse(`the subpath ${JSON.stringify(subpath)}`);
   const bases = resolveSpecial(kind, roots, tmpdir);
   return skipMissing(entry, subpath ? bases.map((base) => path.join(base, subpath)) : bases);
 }
@@ -81,10 +82,17 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
   const { permissions, workspaceRoots, cwd } = sandbox as { permissions?: any; workspaceRoots?: unknown; cwd?: unknown };
   if (permissions?.type === 'disabled') return undefined;
   if (permissions?.type !== 'managed') throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
-  if (permissions.network !== 'restricted' && permissions.network !== 'enabled') throw refuse(`network ${JSON.stringify(permissions.network ?? null)}`);
+  if (permissions.network !== 'restricted' && permissions.network !== 'enabled')
+    throw refuse(`network ${JSON.stringify(permissions.network ?? null)}`);
   const fileSystem = permissions.file_system;
-  if (fileSystem?.type !== 'restricted' || !Array.isArray(fileSystem.entries)) throw refuse(`file_system ${JSON.stringify(fileSystem?.type ?? null)}`);
-  const roots = Array.isArray(workspaceRoots) && workspaceRoots.length > 0 ? workspaceRoots.map((root, i) => nativePath(root, `workspaceRoots[${i}]`)) : cwd !== undefined ? [nativePath(cwd, 'cwd')] : [];
+  if (fileSystem?.type !== 'restricted' || !Array.isArray(fileSystem.entries))
+    throw refuse(`file_system ${JSON.stringify(fileSystem?.type ?? null)}`);
+  const roots =
+    Array.isArray(workspaceRoots) && workspaceRoots.length > 0
+      ? workspaceRoots.map((root, i) => nativePath(root, `workspaceRoots[${i}]`))
+      : cwd !== undefined
+        ? [nativePath(cwd, 'cwd')]
+        : [];
   const confinement: Confinement = { writable: [], readOnly: [], noNetwork: permissions.network === 'restricted' };
   let rootReadable = false;
   for (const entry of fileSystem.entries as Entry[]) {

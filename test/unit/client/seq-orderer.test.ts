@@ -62,7 +62,10 @@ describe('SeqOrderer', () => {
     ordered.push({ seq: 1, tag: 'b' });
     ordered.push({ seq: 2, tag: 'a' });
     ordered.push({ seq: 1, tag: 'c' });
-    expect(published).toEqual([{ seq: 1, tag: 'a' }, { seq: 2, tag: 'a' }]);
+    expect(published).toEqual([
+      { seq: 1, tag: 'a' },
+      { seq: 2, tag: 'a' },
+    ]);
   });
 
   it('keeps the first of duplicate waiting events', () => {

@@ -129,7 +129,10 @@ describe('decodeBase64: rejection properties', () => {
   });
 
   it('rejects an ASCII junk character inserted anywhere', () => {
-    const junk = fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)).filter((c) => !STANDARD.includes(c) && c !== '=');
+    const junk = fc
+      .integer({ min: 0, max: 127 })
+      .map((c) => String.fromCharCode(c))
+      .filter((c) => !STANDARD.includes(c) && c !== '=');
     fc.assert(
       fc.property(canonical, fc.nat(), junk, (text, at, symbol) => {
         const index = at % (text.length + 1);
@@ -149,26 +152,33 @@ describe('decodeBase64: rejection properties', () => {
 
   it('rejects non-zero bits after the last full byte (non-canonical last symbol)', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 40 }).filter((b) => b.length % 3 !== 0), fc.integer({ min: 1, max: 15 }), (bytes, bits) => {
-        const text = Buffer.from(bytes).toString('base64');
-        const lastIndex = text.replace(/=+$/, '').length - 1;
-        const mask = bytes.length % 3 === 1 ? 0x0f : 0x03;
-        if ((bits & mask) === 0) return;
-        const value = STANDARD.indexOf(text[lastIndex]!) | (bits & mask);
-        const mutated = text.slice(0, lastIndex) + STANDARD[value] + text.slice(lastIndex + 1);
-        expect(expectError(mutated)).toBe(`Invalid last symbol ${STANDARD.charCodeAt(value)}, offset ${lastIndex}.`);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 40 }).filter((b) => b.length % 3 !== 0),
+        fc.integer({ min: 1, max: 15 }),
+        (bytes, bits) => {
+          const text = Buffer.from(bytes).toString('base64');
+          const lastIndex = text.replace(/=+$/, '').length - 1;
+          const mask = bytes.length % 3 === 1 ? 0x0f : 0x03;
+          if ((bits & mask) === 0) return;
+          const value = STANDARD.indexOf(text[lastIndex]!) | (bits & mask);
+          const mutated = text.slice(0, lastIndex) + STANDARD[value] + text.slice(lastIndex + 1);
+          expect(expectError(mutated)).toBe(`Invalid last symbol ${STANDARD.charCodeAt(value)}, offset ${lastIndex}.`);
+        },
+      ),
     );
   });
 
   it('never returns ok for input Buffer would read differently (decoded bytes re-encode to the input)', () => {
     const symbols = fc.constantFrom(...(STANDARD + '=-_ \n!').split(''));
     fc.assert(
-      fc.property(fc.array(symbols, { maxLength: 16 }).map((a) => a.join('')), (text) => {
-        const result = decodeBase64(text);
-        if (result.ok) expect(encodeBase64(result.bytes)).toBe(text);
-        else expect(result.error.length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.array(symbols, { maxLength: 16 }).map((a) => a.join('')),
+        (text) => {
+          const result = decodeBase64(text);
+          if (result.ok) expect(encodeBase64(result.bytes)).toBe(text);
+          else expect(result.error.length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 250 },
     );
   });

@@ -49,20 +49,28 @@ describe('describeValue', () => {
   });
 
   it('quotes every string as JSON', () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      expect(describeValue(s)).toBe(`string ${JSON.stringify(s)}`);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        expect(describeValue(s)).toBe(`string ${JSON.stringify(s)}`);
+      }),
+    );
   });
 });
 
 describe('decodeParams: success', () => {
   it('returns the parsed params, dropping unknown members', () => {
-    expect(decodeParams(ProcessReadParams, { processId: 'p', afterSeq: 3, extra: { x: 1 } }, 'ReadParams')).toEqual({ processId: 'p', afterSeq: 3 });
+    expect(decodeParams(ProcessReadParams, { processId: 'p', afterSeq: 3, extra: { x: 1 } }, 'ReadParams')).toEqual({
+      processId: 'p',
+      afterSeq: 3,
+    });
   });
 
   it('accepts null for optional members', () => {
     expect(decodeParams(ProcessReadParams, { processId: 'p', afterSeq: null, maxBytes: null, waitMs: null }, 'ReadParams')).toEqual({
-      processId: 'p', afterSeq: null, maxBytes: null, waitMs: null,
+      processId: 'p',
+      afterSeq: null,
+      maxBytes: null,
+      waitMs: null,
     });
   });
 
@@ -70,7 +78,10 @@ describe('decodeParams: success', () => {
     fc.assert(
       fc.property(fc.string(), fc.nat({ max: Number.MAX_SAFE_INTEGER }), (processId, n) => {
         expect(decodeParams(ProcessReadParams, { processId, afterSeq: n, maxBytes: n, waitMs: n }, 'ReadParams')).toEqual({
-          processId, afterSeq: n, maxBytes: n, waitMs: n,
+          processId,
+          afterSeq: n,
+          maxBytes: n,
+          waitMs: n,
         });
       }),
     );

@@ -14,9 +14,17 @@ describe('errors, created in one place', () => {
 
   it('every constructor and text is used somewhere in src/ (no dead entries)', () => {
     const uses = (pattern: string) => execFileSync('grep', ['-rlE', pattern, 'src'], { cwd: ROOT }).toString().split('\n').filter(Boolean);
-    for (const name of Object.keys(Errors)) expect(uses(`Errors\\.${name}\\b`).filter((f) => !f.endsWith('protocol/errors.ts')), name).not.toEqual([]);
+    for (const name of Object.keys(Errors))
+      expect(
+        uses(`Errors\\.${name}\\b`).filter((f) => !f.endsWith('protocol/errors.ts')),
+        name,
+      ).not.toEqual([]);
     for (const name of Object.keys(ErrorTexts)) expect(uses(`ErrorTexts\\.${name}\\b`), name).not.toEqual([]);
-    for (const name of Object.keys(ClientErrors)) expect(uses(`ClientErrors\\.${name}\\b`).filter((f) => !f.endsWith('client/errors.ts')), name).not.toEqual([]);
+    for (const name of Object.keys(ClientErrors))
+      expect(
+        uses(`ClientErrors\\.${name}\\b`).filter((f) => !f.endsWith('client/errors.ts')),
+        name,
+      ).not.toEqual([]);
   });
 
   it('server errors carry a JSON-RPC code and serialize to code and message only', () => {

@@ -110,7 +110,8 @@ describe('parseLargeLine: big base64 values', () => {
 });
 
 describe('parseLargeLine: big values it leaves to the ordinary path', () => {
-  const at = (text: string, index: number, replacement: string) => text.slice(0, index) + replacement + text.slice(index + replacement.length);
+  const at = (text: string, index: number, replacement: string) =>
+    text.slice(0, index) + replacement + text.slice(index + replacement.length);
 
   it.each([
     ['a junk character', at(BIG, 1000, '!')],
@@ -166,7 +167,10 @@ describe('parseLargeLine: the big value must be the param itself', () => {
   it.each([
     ['nested in another member', `{"id":1,"method":"process/write","params":{"meta":{"chunk":"${BIG}"},"processId":"p","chunk":""}}`],
     ['at the top level', `{"chunk":"${BIG}","id":1,"method":"process/write","params":{"processId":"p","chunk":""}}`],
-    ['under a duplicate key whose last value wins', `{"id":1,"method":"process/write","params":{"chunk":"${BIG}","processId":"p","chunk":""}}`],
+    [
+      'under a duplicate key whose last value wins',
+      `{"id":1,"method":"process/write","params":{"chunk":"${BIG}","processId":"p","chunk":""}}`,
+    ],
   ])('leaves a line to the ordinary path when the big value is %s', (_name, line) => {
     const stash = new PayloadStash();
     expect(parseLargeLine([Buffer.from(line)], stash)).toBeUndefined();

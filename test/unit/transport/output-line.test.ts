@@ -25,7 +25,9 @@ const message = (processId: string, seq: number, stream: string, chunk: string) 
 describe('encodeOutputLine', () => {
   it('writes exactly the documented shape, newline included', () => {
     const line = encodeOutputLine('p-1', 7, 'stdout', Buffer.from('hi'));
-    expect(line.toString('utf8')).toBe('{"method":"process/output","params":{"processId":"p-1","seq":7,"stream":"stdout","chunk":"aGk="}}\n');
+    expect(line.toString('utf8')).toBe(
+      '{"method":"process/output","params":{"processId":"p-1","seq":7,"stream":"stdout","chunk":"aGk="}}\n',
+    );
   });
 
   it('writes an empty chunk as an empty string', () => {
@@ -93,8 +95,18 @@ describe('decodeOutputLine', () => {
   });
 
   it('reads the same shape written by JSON.stringify', () => {
-    expect(decodeOutputLine(text(message('id', 3, 'stderr', 'AAEC')))).toEqual({ processId: 'id', seq: 3, stream: 'stderr', chunk: Buffer.from([0, 1, 2]) });
-    expect(decodeOutputLine(text(message('', 0, 'stdout', '')))).toEqual({ processId: '', seq: 0, stream: 'stdout', chunk: Buffer.alloc(0) });
+    expect(decodeOutputLine(text(message('id', 3, 'stderr', 'AAEC')))).toEqual({
+      processId: 'id',
+      seq: 3,
+      stream: 'stderr',
+      chunk: Buffer.from([0, 1, 2]),
+    });
+    expect(decodeOutputLine(text(message('', 0, 'stdout', '')))).toEqual({
+      processId: '',
+      seq: 0,
+      stream: 'stdout',
+      chunk: Buffer.alloc(0),
+    });
   });
 
   it('wants the line without its newline', () => {

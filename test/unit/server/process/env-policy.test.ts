@@ -4,8 +4,17 @@ import { buildEnvironment, globMatcher, type EnvPolicy } from '../../../../src/s
 /** The server environment of PROTOCOL.md §3.2's measurements (`env -i PATH=… HOME=… MY_SECRET=s …`). */
 const SERVER_ENV = { PATH: '/usr/bin:/bin', HOME: '/root', MY_SECRET: 's', MY_TOKEN: 't', OTHER: 'o', FOO_BAR: 'x' };
 const REQUEST_ENV = { FROM_ENV: '1', PATH: '/bin' };
-const policy = (overrides: Partial<EnvPolicy>): EnvPolicy => ({ inherit: 'all', ignoreDefaultExcludes: false, exclude: [], set: {}, includeOnly: [], ...overrides });
-const build = (overrides: Partial<EnvPolicy>, serverEnv: NodeJS.ProcessEnv = SERVER_ENV) => ({ ...buildEnvironment(policy(overrides), serverEnv, REQUEST_ENV) });
+const policy = (overrides: Partial<EnvPolicy>): EnvPolicy => ({
+  inherit: 'all',
+  ignoreDefaultExcludes: false,
+  exclude: [],
+  set: {},
+  includeOnly: [],
+  ...overrides,
+});
+const build = (overrides: Partial<EnvPolicy>, serverEnv: NodeJS.ProcessEnv = SERVER_ENV) => ({
+  ...buildEnvironment(policy(overrides), serverEnv, REQUEST_ENV),
+});
 
 describe('buildEnvironment: the cases measured on the reference (both generations)', () => {
   it('inherit all with the default excludes drops the secrets', () => {
@@ -14,7 +23,13 @@ describe('buildEnvironment: the cases measured on the reference (both generation
 
   it('ignoreDefaultExcludes keeps them; exclude and set apply', () => {
     expect(build({ ignoreDefaultExcludes: true, exclude: ['OTHER'], set: { S: 'v' } })).toEqual({
-      FOO_BAR: 'x', FROM_ENV: '1', HOME: '/root', MY_SECRET: 's', MY_TOKEN: 't', PATH: '/bin', S: 'v',
+      FOO_BAR: 'x',
+      FROM_ENV: '1',
+      HOME: '/root',
+      MY_SECRET: 's',
+      MY_TOKEN: 't',
+      PATH: '/bin',
+      S: 'v',
     });
   });
 

@@ -10,7 +10,16 @@ import {
   parseSpawnerLine,
 } from '../../../../src/server/process/spawner-protocol.js';
 
-const request = { program: 'sh', file: '/bin/sh', argv0: 'sh', args: ['-c', 'echo hi'], cwd: '/tmp', env: { A: '1', B: 'x y' }, pipeStdin: true, size: { rows: 24, cols: 80 } };
+const request = {
+  program: 'sh',
+  file: '/bin/sh',
+  argv0: 'sh',
+  args: ['-c', 'echo hi'],
+  cwd: '/tmp',
+  env: { A: '1', B: 'x y' },
+  pipeStdin: true,
+  size: { rows: 24, cols: 80 },
+};
 
 describe('the spawner line protocol', () => {
   it('spawner.pl is valid perl', () => {
@@ -38,14 +47,24 @@ describe('the spawner line protocol', () => {
   });
 
   it('parses every message the spawner sends', () => {
-    expect(parseSpawnerLine('S 7 1234 - 5 6')).toEqual({ type: 'started', id: '7', pid: 1234, stdinFd: undefined, stdoutFd: 5, stderrFd: 6 });
+    expect(parseSpawnerLine('S 7 1234 - 5 6')).toEqual({
+      type: 'started',
+      id: '7',
+      pid: 1234,
+      stdinFd: undefined,
+      stdoutFd: 5,
+      stderrFd: 6,
+    });
     expect(parseSpawnerLine('S 8 99 4 5 6')).toMatchObject({ stdinFd: 4 });
     expect(parseSpawnerLine('F 7 2')).toEqual({ type: 'failed', id: '7', errno: 2 });
     expect(parseSpawnerLine('X 1234 0')).toEqual({ type: 'reaped', pid: 1234, status: { code: 0 } });
     expect(parseSpawnerLine('P p2 10 11 12 13')).toEqual({
       type: 'pipes',
       batch: 'p2',
-      pipes: [{ id: 'p2.0', readFd: 10, writeFd: 11 }, { id: 'p2.1', readFd: 12, writeFd: 13 }],
+      pipes: [
+        { id: 'p2.0', readFd: 10, writeFd: 11 },
+        { id: 'p2.1', readFd: 12, writeFd: 13 },
+      ],
     });
     expect(parseSpawnerLine('P p2')).toEqual({ type: 'pipes', batch: 'p2', pipes: [] });
   });

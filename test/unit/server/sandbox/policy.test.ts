@@ -13,7 +13,8 @@ const policy = (entries: object[], network = 'restricted') => managedPolicy(work
 
 describe('confinementOf', () => {
   it('confines nothing for null, absent and disabled', () => {
-    for (const sandbox of [undefined, null, { permissions: { type: 'disabled' } }]) expect(confinementOf(sandbox, undefined)).toBeUndefined();
+    for (const sandbox of [undefined, null, { permissions: { type: 'disabled' } }])
+      expect(confinementOf(sandbox, undefined)).toBeUndefined();
   });
 
   it("reads Codex's workspace-write policy", () => {
@@ -32,13 +33,23 @@ describe('confinementOf', () => {
   });
 
   it('takes plain paths, native or as URIs, and refuses relative ones', () => {
-    const sandbox = policy([special('root', 'read'), { path: { type: 'path', path: workspace }, access: 'write' }, { path: { type: 'path', path: `file://${workspace}/.git` }, access: 'read' }]);
+    const sandbox = policy([
+      special('root', 'read'),
+      { path: { type: 'path', path: workspace }, access: 'write' },
+      { path: { type: 'path', path: `file://${workspace}/.git` }, access: 'read' },
+    ]);
     expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [path.join(workspace, '.git')], noNetwork: true });
-    expect(() => confinementOf(policy([special('root', 'read'), { path: { type: 'path', path: 'rel' }, access: 'write' }]), undefined)).toThrow(/the path "rel"/);
+    expect(() =>
+      confinementOf(policy([special('root', 'read'), { path: { type: 'path', path: 'rel' }, access: 'write' }]), undefined),
+    ).toThrow(/the path "rel"/);
   });
 
   it('falls back to cwd without workspaceRoots, and keeps the network with "enabled"', () => {
-    const sandbox = { ...policy([special('root', 'read'), special('project_roots', 'write')], 'enabled'), workspaceRoots: undefined, cwd: `file://${workspace}` };
+    const sandbox = {
+      ...policy([special('root', 'read'), special('project_roots', 'write')], 'enabled'),
+      workspaceRoots: undefined,
+      cwd: `file://${workspace}`,
+    };
     expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [], noNetwork: false });
   });
 
@@ -56,7 +67,11 @@ describe('confinementOf', () => {
 
 describe('bwrapArgs', () => {
   it('binds the root read-only first, writable paths over it, read-only subpaths last, and skips missing ones', () => {
-    const args = bwrapArgs({ writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], noNetwork: true }, workspace, false);
+    const args = bwrapArgs(
+      { writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], noNetwork: true },
+      workspace,
+      false,
+    );
     const real = fs.realpathSync(workspace);
     expect(args.join(' ')).toBe(
       `--die-with-parent --unshare-pid --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} --ro-bind ${real}/.git ${real}/.git --chdir ${workspace} --`,
