@@ -121,7 +121,7 @@ describe('streamed HTTP bodies under a slow client', () => {
   let web: http.Server;
   let base: string;
   const heldHeads: Array<() => void> = [];
-  let headWaiters: Array<() => void> = [];
+  const headWaiters: Array<() => void> = [];
 
   beforeAll(async () => {
     web = http.createServer((req, res) => {

@@ -96,7 +96,7 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
     }
   } else {
     // Still show what the model saw for each call; it usually names the server's error.
-    calls.forEach((call, i) => call.raw && reasons.push(`call_${i + 1} output: ${excerpt(call.raw)}`));
+    for (const [i, call] of calls.entries()) if (call.raw) reasons.push(`call_${i + 1} output: ${excerpt(call.raw)}`);
   }
   const ok = reasons.length === 0;
   // INTEROP_KEEP=1 keeps passing runs too, to look at what a passing exchange looks like.

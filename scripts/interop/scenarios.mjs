@@ -203,7 +203,7 @@ SCENARIOS.push({
     await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
     fs.writeFileSync(path.join(workdir, '..', 'port'), String(listener.address().port));
   },
-  script: ({ mode, workdir }) => [
+  script: ({ mode }) => [
     exec(
       `echo in > inside.txt && echo wrote-inside; touch ../outside/escape; echo outside-rc=$?; ` +
         `(exec 3<>/dev/tcp/127.0.0.1/$(cat ../port) && head -1 <&3) 2>/dev/null || echo net-denied`,

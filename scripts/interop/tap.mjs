@@ -36,8 +36,7 @@ function splitLines(stream, onLine) {
   let pending = '';
   stream.on('data', (bytes) => {
     pending += bytes.toString('utf8');
-    let newline;
-    while ((newline = pending.indexOf('\n')) !== -1) {
+    for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
       onLine(pending.slice(0, newline));
       pending = pending.slice(newline + 1);
     }

@@ -4,7 +4,7 @@ import { isLogLevel, type LogLevel } from '../server/logger.js';
 import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/line-reader.js';
 
-export const MIN_MAX_LINE_BYTES = 64 * 1024 * 1024;
+const MIN_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface CliOptions {
   help: boolean;
@@ -31,23 +31,27 @@ Options:
 
 export class UsageError extends Error {}
 
+function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv) {
+  return parseArgs({
+    args: argv,
+    options: {
+      listen: { type: 'string', default: 'stdio' },
+      'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
+      'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
+      'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
+      bwrap: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'v', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
-  let values;
+  let values: ReturnType<typeof parseCliArgs>['values'];
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        listen: { type: 'string', default: 'stdio' },
-        'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
-        'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
-        'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
-        bwrap: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', short: 'v', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    ({ values } = parseCliArgs(argv, env));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

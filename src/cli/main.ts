@@ -20,7 +20,7 @@ function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
 }
 
 function main(): void {
-  let options;
+  let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(process.argv.slice(2));
   } catch (error) {

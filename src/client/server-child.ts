@@ -11,9 +11,9 @@ import { onExit } from 'signal-exit';
 import type { Readable, Writable } from 'node:stream';
 
 /** How long the server gets to drain after its stdin closes, before SIGTERM. */
-export const CLOSE_GRACE_MS = 1000;
+const CLOSE_GRACE_MS = 1000;
 /** How long after SIGTERM before SIGKILL. */
-export const KILL_AFTER_MS = 2000;
+const KILL_AFTER_MS = 2000;
 const STDERR_TAIL_BYTES = 4096;
 
 export interface ServerCommand {

@@ -7,7 +7,7 @@
 import type { ProcessEvent, ReadResult } from '../client/process-session.js';
 import type { FsDirectoryEntry, FsMetadataResult, ProcessStartParams, WriteStatus } from '../protocol/types.js';
 
-export type { ProcessEvent, ReadResult };
+export type { ProcessEvent };
 
 /** `process/start` params exactly as on the wire. */
 export type ExecutorStartParams = ProcessStartParams;

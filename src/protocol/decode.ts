@@ -6,7 +6,7 @@
  * message (`"a string"`, `"u64"`, …); a message starting with `!` is a
  * complete sentence of its own (range checks such as `rows and cols …`).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { Errors, type ProtocolError } from './errors.js';
 
 export const LITERAL = '!';

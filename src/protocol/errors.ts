@@ -15,8 +15,6 @@ export const ErrorCode = {
   NotFound: -32004,
 } as const;
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
-
 /** A JSON-RPC error as a value: a code and a message (the wire never carries `data`). */
 export class ProtocolError extends Error {
   readonly code: number;

@@ -247,11 +247,6 @@ export function isMethodName(name: string): name is MethodName {
   return Object.hasOwn(Methods, name);
 }
 
-/** The lifecycle-gate family of a method, if it has one. */
-export function gateFamily(name: string): GateFamily | undefined {
-  return isMethodName(name) ? Methods[name].family : undefined;
-}
-
 /** Method names by a constant-like key, for callers that prefer `Method.ProcessStart`. */
 export const Method = {
   Initialize: 'initialize',

@@ -42,7 +42,7 @@ const dimension = (message: string) =>
 
 export const InitializeParams = z.object({ clientName: str(), resumeSessionId: str().nullish() }, expecting('struct InitializeParams'));
 
-export const TerminalSize = z.object(
+const TerminalSize = z.object(
   {
     rows: dimension(ErrorTexts.badSize),
     cols: dimension(ErrorTexts.badSize),
@@ -52,7 +52,7 @@ export const TerminalSize = z.object(
 
 const INHERIT = ['core', 'all', 'none'] as const; // the reference's order, in its message
 
-export const EnvPolicy = z.object(
+const EnvPolicy = z.object(
   {
     inherit: z.enum(INHERIT, {
       error: (issue) =>
@@ -153,7 +153,7 @@ export const FsCopyParams = z.object(
   expecting('struct FsCopyParams'),
 );
 
-export const HttpHeader = z.object({ name: str(), value: str() }, expecting('struct HttpHeader'));
+const HttpHeader = z.object({ name: str(), value: str() }, expecting('struct HttpHeader'));
 
 export const HttpRequestParams = z.object(
   {

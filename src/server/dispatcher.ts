@@ -26,7 +26,7 @@ export interface RequestContext {
   decodeBase64: Base64Decoder;
 }
 
-export type Handler<M extends MethodName> = (
+type Handler<M extends MethodName> = (
   params: DecodedParamsOf<M>,
   request: RequestContext,
 ) => ProducedResultOf<M> | Promise<ProducedResultOf<M>>;

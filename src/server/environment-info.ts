@@ -41,7 +41,7 @@ export function executorVersion(): string {
 }
 
 /** Codex 0.169's capability flags: none of these features is implemented here yet. */
-export const CAPABILITIES = {
+const CAPABILITIES = {
   networkProxyLaunch: false,
   networkProxyReviewDomains: false,
   credentialMasking: false,

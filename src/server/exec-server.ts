@@ -12,7 +12,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { ProtocolError } from '../protocol/errors.js';
 import { LineMessageReader } from '../transport/line-reader.js';
-import { LineMessageWriter } from '../transport/line-writer.js';
+import type { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';

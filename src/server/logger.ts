@@ -1,5 +1,5 @@
 /** Levelled logging to stderr: stdout belongs to the protocol. */
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
+const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Logger {

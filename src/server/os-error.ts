@@ -47,7 +47,7 @@ export function errnoCode(error: unknown): string | undefined {
 }
 
 /** `No such file or directory (os error 2)` for an `ENOENT`. */
-export function osErrorText(code: string): string {
+function osErrorText(code: string): string {
   const number = (constants.errno as Record<string, number>)[code];
   const text = STRERROR[code] ?? code;
   return number === undefined ? text : `${text} (os error ${number})`;

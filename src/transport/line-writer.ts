@@ -158,7 +158,10 @@ export class LineMessageWriter extends AbstractMessageWriter {
 
   /** Runs `write` now, or after the payload line being streamed. */
   private whenFree(write: () => void, bytes = 0): void {
-    if (!this.held) return write();
+    if (!this.held) {
+      write();
+      return;
+    }
     this.held.push(write);
     this.heldBytes += bytes;
   }

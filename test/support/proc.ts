@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 
-export function procState(pid: number): string | undefined {
+function procState(pid: number): string | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];

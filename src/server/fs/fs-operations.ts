@@ -3,7 +3,7 @@
  * Paths arrive absolute and unnormalized (checked by the schemas); OS errors
  * become protocol errors through `fsError`, one errno table for all.
  */
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Base64Decoder } from '../../protocol/base64.js';
@@ -12,7 +12,7 @@ import type { FsCanonicalizeResult, FsDirectoryEntry, FsMetadataResult, FsReadDi
 import { Base64Payload } from '../../protocol/base64-payload.js';
 import { errnoCode, fsError, systemError } from '../os-error.js';
 
-export const READ_FILE_LIMIT = 536_870_912;
+const READ_FILE_LIMIT = 536_870_912;
 type Empty = Record<string, never>;
 
 /** Runs an fs operation, turning OS errors into protocol errors. */
@@ -87,6 +87,8 @@ export function getMetadata(file: string): Promise<FsMetadataResult> {
       isDirectory: target.isDirectory(),
       isFile: target.isFile(),
       isSymlink: link.isSymbolicLink(),
+      // Not Math.max: a filesystem without birth times must give 0, never NaN.
+      // biome-ignore lint/complexity/useMathMinMax: NaN must map to 0
       createdAtMs: Math.trunc(target.birthtimeMs) > 0 ? Math.trunc(target.birthtimeMs) : 0,
       modifiedAtMs: Math.trunc(target.mtimeMs),
       size: target.size,
@@ -127,7 +129,7 @@ function isUnknownType(dirent: import('node:fs').Dirent): boolean {
 
 export async function remove(target: string, recursive: boolean, force: boolean): Promise<Empty> {
   await mapped(async () => {
-    let stat;
+    let stat: Stats;
     try {
       stat = await fs.lstat(target);
     } catch (error) {

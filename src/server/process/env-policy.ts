@@ -14,7 +14,7 @@ export interface EnvPolicy {
 }
 
 /** The "core" subset, as observed on the reference (both generations). */
-export const CORE_VARIABLES: ReadonlySet<string> = new Set([
+const CORE_VARIABLES: ReadonlySet<string> = new Set([
   'HOME',
   'LANG',
   'LC_ALL',

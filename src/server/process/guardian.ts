@@ -83,7 +83,10 @@ export class Guardian {
 
   release(pgid: number): void {
     this.live.delete(pgid);
-    if (this.position < this.compactAtBytes) return this.append(`-${pgid}\n`);
+    if (this.position < this.compactAtBytes) {
+      this.append(`-${pgid}\n`);
+      return;
+    }
     // Truncating first means a crash mid-rewrite can miss a group, but never
     // leaves a torn line that would name a stranger's group.
     this.position = 0;

@@ -91,7 +91,7 @@ export class PipePool {
   }
 }
 
-export function closePipe(pipe: OpenedPipe): void {
+function closePipe(pipe: OpenedPipe): void {
   for (const fd of [pipe.ours, pipe.theirs]) {
     try {
       fs.closeSync(fd);

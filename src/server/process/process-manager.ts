@@ -25,7 +25,7 @@ import { signalByName } from './signals.js';
 
 export const RETENTION_AFTER_CLOSE_MS = 30_000;
 /** EXT-DRAIN: how long escaped descendants may hold a pipe open after exit. */
-export const PIPE_CLOSE_GRACE_MS = 2000;
+const PIPE_CLOSE_GRACE_MS = 2000;
 const DEFAULT_SIZE = { rows: 24, cols: 80 };
 
 type StartParams = z.output<typeof S.ProcessStartParams>;

@@ -79,7 +79,11 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
 export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
   if (typeof sandbox !== 'object') throw refuse('a sandbox that is not an object');
-  const { permissions, workspaceRoots, cwd } = sandbox as { permissions?: any; workspaceRoots?: unknown; cwd?: unknown };
+  const { permissions, workspaceRoots, cwd } = sandbox as {
+    permissions?: { type?: unknown; network?: unknown; file_system?: { type?: unknown; entries?: unknown } };
+    workspaceRoots?: unknown;
+    cwd?: unknown;
+  };
   if (permissions?.type === 'disabled') return undefined;
   if (permissions?.type !== 'managed') throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
   if (permissions.network !== 'restricted' && permissions.network !== 'enabled')

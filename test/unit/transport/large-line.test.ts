@@ -27,7 +27,7 @@ for (let i = 0; i < BIG_BYTES.length; i++) BIG_BYTES[i] = (i * 31 + (i >> 8)) & 
 const BIG = BIG_BYTES.toString('base64'); // ends in '==' padding
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 /** BIG with stray bits set in its last symbol (before the `==`). */
-const NON_CANONICAL = BIG.slice(0, -3) + ALPHABET[ALPHABET.indexOf(BIG.at(-3)!) | 1]! + '==';
+const NON_CANONICAL = `${BIG.slice(0, -3) + ALPHABET[ALPHABET.indexOf(BIG.at(-3)!) | 1]!}==`;
 
 const writeFile = (value: string, extra = '') =>
   `{"jsonrpc":"2.0","id":7,"method":"fs/writeFile","params":{"path":"/tmp/x","dataBase64":"${value}"${extra}}}`;
@@ -67,7 +67,7 @@ describe('parseLargeLine: ordinary messages go the ordinary way', () => {
   });
 
   it('returns undefined for a value one character under the threshold', () => {
-    const value = 'A'.repeat(LARGE_LINE_BYTES / 2 - 4) + 'AAA=';
+    const value = `${'A'.repeat(LARGE_LINE_BYTES / 2 - 4)}AAA=`;
     expect(value.length).toBe(LARGE_LINE_BYTES / 2);
     expect(parse([Buffer.from(writeFile(value.slice(4)))])).toBeUndefined();
   });

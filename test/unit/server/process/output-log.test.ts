@@ -2,14 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OutputLog, RETAINED_OUTPUT_BYTES } from '../../../../src/server/process/output-log.js';
 
-type Stream = 'stdout' | 'stderr' | 'pty';
 const bytes = (n: number, fill = 0x61) => Buffer.alloc(n, fill);
 const seqsOf = (chunks: { seq: number }[]) => chunks.map((c) => c.seq);
 
 /** A log holding chunks of the given sizes as seqs 1, 2, …. */
 function logOf(sizes: number[], limit?: number): OutputLog {
   const log = new OutputLog(limit);
-  sizes.forEach((size, i) => log.append(i + 1, i % 2 ? 'stderr' : 'stdout', bytes(size, 0x61 + (i % 26))));
+  for (const [i, size] of sizes.entries()) log.append(i + 1, i % 2 ? 'stderr' : 'stdout', bytes(size, 0x61 + (i % 26)));
   return log;
 }
 
