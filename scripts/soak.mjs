@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Driver } from './bench/driver.mjs';
+import { fdCount, leftovers, rssKiB, zombies } from './soak/proc.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -50,37 +51,6 @@ async function pool(total, concurrency, worker) {
     while (next < total) await worker(next++);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, lane));
-}
-
-// ---- /proc readings -------------------------------------------------------
-
-const procPids = () => fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-const fdCount = (pid) => fs.readdirSync(`/proc/${pid}/fd`).length;
-const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-
-/** Every zombie on the machine as {pid, ppid}; processes that vanish mid-scan are skipped. */
-function zombies() {
-  const found = [];
-  for (const pid of procPids()) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // The command name may contain spaces or parentheses: fields start after the last ')'.
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z') found.push({ pid: Number(pid), ppid: Number(ppid) });
-    } catch {}
-  }
-  return found;
-}
-
-/** Live processes whose argv carries `marker` (zombies have an empty cmdline, so they are not counted here). */
-function leftovers(marker) {
-  return procPids().filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  }).length;
 }
 
 // ---- process lifecycles ---------------------------------------------------

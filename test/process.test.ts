@@ -8,12 +8,7 @@ import { BASE_ENV, b64, ServerProcess } from './support/server-process.js';
 let server: ServerProcess;
 let tmp: string;
 
-const SPAWN_MODES = [
-  ['node:child_process', 'never'],
-  ['the spawner', 'always'],
-] as const;
-
-describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
+describe.each(['never', 'always'] as const)('pipe children started with EXEC_SERVER_SPAWNER=%s', (mode) => {
   beforeAll(async () => {
     server = await ServerProcess.started([], { ...process.env, EXEC_SERVER_SPAWNER: mode });
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-test-'));
@@ -26,14 +21,7 @@ describe.each(SPAWN_MODES)('pipe children started by %s', (_via, mode) => {
   let counter = 0;
   const id = () => `p${++counter}`;
 
-  async function run(argv: string[], extra = {}) {
-    const processId = id();
-    await server.start(processId, argv, extra);
-    await server.waitClosed(processId);
-    const events = server.notifications(processId);
-    const exited = events.find((m) => m.method === 'process/exited')!;
-    return { processId, events, exitCode: exited.params.exitCode, output: server.output(processId).toString() };
-  }
+  const run = (argv: string[], extra = {}) => server.runToClose(id(), argv, extra);
 
   describe('process/start (§3.2)', () => {
     it('runs with exactly the given env, nothing inherited', async () => {

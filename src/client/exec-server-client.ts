@@ -25,7 +25,8 @@ import {
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
-import { ClientErrors, ExecServerClientError } from './errors.js';
+import { ClientErrors, type ExecServerClientError } from './errors.js';
+import { boundedHandshake } from './handshake.js';
 import { HttpBodies, httpParams } from './http-bodies.js';
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
@@ -44,7 +45,6 @@ import { ServerGeneration } from './server-generation.js';
 
 /** This package's CLI, found from src/client or dist/client alike. */
 const OWN_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
-const EXIT_REPORT_WAIT_MS = 2000;
 
 export class ExecServerClient extends ProtocolFacade implements AsyncDisposable {
   /** The `sessionId` the server returned from `initialize`. */
@@ -109,36 +109,18 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   }
 
   private async handshake(options: ConnectOptions, child?: ServerChild): Promise<void> {
-    const timeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(ClientErrors.handshakeTimeout(timeoutMs)), timeoutMs);
+    const initialize = this.call('initialize', {
+      clientName: options.clientName ?? 'exec-server-client',
+      resumeSessionId: options.resumeSessionId ?? null,
     });
-    const exited = child
-      ? child.exited.then((status) => Promise.reject(ClientErrors.serverExited(status, child.stderr)))
-      : new Promise<never>(() => undefined);
     try {
-      const result = await Promise.race([
-        this.call('initialize', {
-          clientName: options.clientName ?? 'exec-server-client',
-          resumeSessionId: options.resumeSessionId ?? null,
-        }),
-        timeout,
-        exited,
-      ]);
+      const result = await boundedHandshake(initialize, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result);
       await this.connection.sendNotification(Notification.Initialized, {});
     } catch (error) {
       if (this.violation !== undefined) throw ClientErrors.protocolViolation(this.violation);
-      // A server that dies mid-handshake first shows up as a closed stream: report its exit instead.
-      if (child && error instanceof ExecServerClientError && error.kind === 'disconnected') {
-        const status = await Promise.race([child.exited, delay(EXIT_REPORT_WAIT_MS)]);
-        if (typeof status === 'string') throw ClientErrors.serverExited(status, child.stderr);
-      }
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -302,8 +284,4 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

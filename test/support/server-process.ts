@@ -153,6 +153,15 @@ export class ServerProcess {
     return this.request('process/start', { processId, argv, cwd: '/tmp', env: BASE_ENV, tty: false, ...extra });
   }
 
+  /** Starts a process, waits for `closed`, and returns its events, exit code and output. */
+  async runToClose(processId: string, argv: string[], extra: Json = {}) {
+    await this.start(processId, argv, extra);
+    await this.waitClosed(processId);
+    const events = this.notifications(processId);
+    const exited = events.find((m) => m.method === 'process/exited')!;
+    return { processId, events, exitCode: exited.params.exitCode as number, output: this.output(processId).toString() };
+  }
+
   /** Closes stdin and waits for the server to exit. */
   async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     this.child.stdin.end();
