@@ -71,3 +71,20 @@ export function findByEnviron(entry: string): number[] {
   }
   return found;
 }
+
+/** The live children of `pid` (from /proc; the guardian and the spawner show up here). */
+export function childrenOf(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((child) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${child}/stat`, 'latin1');
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return state !== 'Z' && Number(ppid) === pid;
+      } catch {
+        return false;
+      }
+    });
+}

@@ -103,8 +103,10 @@ export class ProcessRuntime {
     process.stderr.write('exec-server: perl or /proc unavailable; pipe children get socketpairs, not pipes\n');
   }
 
-  /** Ends the guardian once its owner's processes are gone. */
+  /** Ends the guardian and the spawner once the owner's processes are gone. */
   stop(): void {
     this.guardian.stop();
+    if (this.spawnerState) this.spawnerState.stop();
+    this.spawnerState = null;
   }
 }

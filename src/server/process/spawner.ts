@@ -87,6 +87,12 @@ export class Spawner {
     }
   }
 
+  /** Lets the spawner exit (it ends at EOF); its owner's processes must be gone. */
+  stop(): void {
+    this.flushReleases();
+    this.process.stdin!.end();
+  }
+
   /** False once the spawner has died: its owner then launches no other. */
   get alive(): boolean {
     return !this.dead;

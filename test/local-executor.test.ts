@@ -1,0 +1,64 @@
+/** LocalExecutor runs a server session inside this process: nothing starts until it is used, and close() ends it all. */
+import { describe, expect, it } from 'vitest';
+import { createExecutor, ExecServerError, LocalExecutor, ProcessRuntime } from '../src/index.js';
+import { childrenOf, isAlive, waitDead } from './support/proc.js';
+
+const ENV = { PATH: '/usr/bin:/bin' };
+
+describe('LocalExecutor', () => {
+  it('starts no process when constructed, only on first use, and leaves none after close', async () => {
+    const before = childrenOf(process.pid);
+    const executor = await createExecutor();
+    expect(executor).toBeInstanceOf(LocalExecutor);
+    expect(childrenOf(process.pid)).toEqual(before);
+    const closed = new Promise<void>((resolve) => executor.onEvent((_id, event) => event.type === 'closed' && resolve()));
+    await executor.start({ processId: 'lazy', argv: ['true'], cwd: '/tmp', env: ENV, tty: false });
+    await closed;
+    const started = childrenOf(process.pid).filter((pid) => !before.includes(pid));
+    expect(started.length).toBeGreaterThan(0); // the guardian (and the spawner when perl is there)
+    await executor.close();
+    expect(await waitDead(started)).toEqual([]);
+  });
+
+  it('goes through the server dispatcher: params decoding and the protocol errors', async () => {
+    const executor = new LocalExecutor();
+    try {
+      await expect(executor.start({ processId: 'x', argv: [], cwd: '/tmp', env: ENV, tty: false })).rejects.toMatchObject({
+        code: -32602,
+        message: 'argv must not be empty',
+      });
+      await expect(executor.readFile('relative')).rejects.toBeInstanceOf(ExecServerError);
+      await expect(executor.read({ processId: 'nope' })).rejects.toMatchObject({ code: -32600, message: 'unknown process id nope' });
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('shares a runtime passed in, and leaves it running on close', async () => {
+    const before = childrenOf(process.pid);
+    const runtime = new ProcessRuntime();
+    const first = new LocalExecutor({ runtime });
+    const second = new LocalExecutor({ runtime });
+    try {
+      for (const executor of [first, second]) {
+        const closed = new Promise<void>((resolve) => executor.onEvent((_id, event) => event.type === 'closed' && resolve()));
+        await executor.start({ processId: 'p', argv: ['true'], cwd: '/tmp', env: ENV, tty: false });
+        await closed;
+      }
+      const helpers = childrenOf(process.pid).filter((pid) => !before.includes(pid));
+      expect(helpers.length).toBeGreaterThan(0);
+      await first.close();
+      expect(helpers.filter(isAlive)).toEqual(helpers);
+      const closed = new Promise<void>((resolve) => second.onEvent((_id, event) => event.type === 'closed' && resolve()));
+      await second.start({ processId: 'q', argv: ['true'], cwd: '/tmp', env: ENV, tty: false });
+      await closed;
+      await second.close();
+      expect(helpers.filter(isAlive)).toEqual(helpers);
+      runtime.stop();
+      expect(await waitDead(helpers)).toEqual([]);
+    } finally {
+      await second.close();
+      runtime.stop();
+    }
+  });
+});
