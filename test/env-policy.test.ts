@@ -1,18 +1,8 @@
 /** envPolicy and the rest of what Codex sends on process/start, through the real CLI (PROTOCOL.md §3.2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
+import { policy, REQUEST_ENV, SERVER_ENV } from './support/env-policy-cases.js';
 
-/** The server's own environment in the reference measurements. */
-const SERVER_ENV = { PATH: '/usr/bin:/bin', HOME: '/root', MY_SECRET: 's', MY_TOKEN: 't', OTHER: 'o', FOO_BAR: 'x' };
-const REQUEST_ENV = { FROM_ENV: '1', PATH: '/bin' };
-const policy = (overrides: object) => ({
-  inherit: 'all',
-  ignoreDefaultExcludes: false,
-  exclude: [],
-  set: {},
-  includeOnly: [],
-  ...overrides,
-});
 /** What Codex 0.169 sends beside the process (PROTOCOL-V2.md §3). */
 const CODEX_EXTRAS = {
   metadata: { threadId: 't', toolCallId: 'call_1' },

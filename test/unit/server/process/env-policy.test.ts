@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnvironment, globMatcher, type EnvPolicy } from '../../../../src/server/process/env-policy.js';
+import { policy, REQUEST_ENV, SERVER_ENV } from '../../../support/env-policy-cases.js';
 
-/** The server environment of PROTOCOL.md §3.2's measurements (`env -i PATH=… HOME=… MY_SECRET=s …`). */
-const SERVER_ENV = { PATH: '/usr/bin:/bin', HOME: '/root', MY_SECRET: 's', MY_TOKEN: 't', OTHER: 'o', FOO_BAR: 'x' };
-const REQUEST_ENV = { FROM_ENV: '1', PATH: '/bin' };
-const policy = (overrides: Partial<EnvPolicy>): EnvPolicy => ({
-  inherit: 'all',
-  ignoreDefaultExcludes: false,
-  exclude: [],
-  set: {},
-  includeOnly: [],
-  ...overrides,
-});
 const build = (overrides: Partial<EnvPolicy>, serverEnv: NodeJS.ProcessEnv = SERVER_ENV) => ({
   ...buildEnvironment(policy(overrides), serverEnv, REQUEST_ENV),
 });
