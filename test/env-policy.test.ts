@@ -1,6 +1,7 @@
 /** envPolicy and the rest of what Codex sends on process/start, through the real CLI (PROTOCOL.md §3.2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
+import type { EnvPolicy } from '../src/server/process/env-policy.js';
 import { policy, REQUEST_ENV, SERVER_ENV } from './support/env-policy-cases.js';
 
 /** What Codex 0.169 sends beside the process (PROTOCOL-V2.md §3). */
@@ -83,7 +84,7 @@ describe('envPolicy and Codex members that are refused', () => {
         cwd: '/',
         env: {},
         tty: false,
-        envPolicy: policy({ inherit: 'some' }),
+        envPolicy: policy({ inherit: 'some' as EnvPolicy['inherit'] }),
       }),
     ).toEqual({
       code: -32602,
