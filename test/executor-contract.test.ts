@@ -49,7 +49,9 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
   it('retains output for read after close, with the read algorithm of §3.4', async () => {
     const { processId } = await runToClose(['printf', 'xyz']);
     const read = await executor.read({ processId });
-    expect(read).toMatchObject({ nextSeq: 2, exited: true, exitCode: 0, closed: true, failure: null });
+    // Generation 1's nextSeq follows the last chunk returned, generation 2's the last event (exit and close included).
+    const generation2 = executor.protocolGeneration === 2;
+    expect(read).toMatchObject({ nextSeq: generation2 ? 4 : 2, exited: true, exitCode: 0, closed: true, failure: null });
     expect(read.chunks.map((c) => c.chunk.toString())).toEqual(['xyz']);
     expect((await executor.read({ processId, afterSeq: 1 })).nextSeq).toBe(4);
   });
@@ -78,7 +80,10 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
     expect(await executor.terminate(processId)).toBe(true);
     await closed;
     expect(await executor.terminate(processId)).toBe(false);
-    expect(events.get(processId)!.find((e) => e.type === 'exited')).toMatchObject({ exitCode: -1 });
+    // A SIGKILL death: 128 + 9 in generation 2, -1 in generation 1.
+    expect(events.get(processId)!.find((e) => e.type === 'exited')).toMatchObject({
+      exitCode: executor.protocolGeneration === 2 ? 137 : -1,
+    });
   });
 
   it('fails with the same codes and messages', async () => {

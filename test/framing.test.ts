@@ -69,7 +69,7 @@ describe('framing (EXT-PARSE)', () => {
     const server = await open();
     server.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientName: 'x' } });
     await server.waitFor((m) => m.id === 1);
-    expect(server.rawLines[0]).toMatch(/^\{"id":1,"result":\{"sessionId":"[0-9a-f-]+"\}\}$/);
+    expect(server.rawLines[0]).toMatch(/^\{"id":1,"result":\{"sessionId":"[0-9a-f-]+","environmentInfo":\{"shell":.*\}\}\}$/);
     server.send({ id: 2, method: 'bogus' });
     await server.waitFor((m) => m.id === 2);
     expect(server.rawLines[1]).toBe('{"id":2,"error":{"code":-32601,"message":"exec-server stub does not implement `bogus` yet"}}');

@@ -25,7 +25,13 @@ describe('handshake (§2)', () => {
   it('returns a UUID v4 session id', async () => {
     const server = open();
     const result = await server.request('initialize', { clientName: 'test' });
-    expect(result).toEqual({ sessionId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) });
+    expect(result.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Generation 2's environment (PROTOCOL-V2.md §1c): generation 1 clients ignore the member.
+    expect(result.environmentInfo).toMatchObject({
+      cwd: `file://${process.cwd()}`,
+      platformOs: 'linux',
+      executorVersion: expect.any(String),
+    });
   });
 
   it.each(gated)('gates %s before initialize and before initialized', async (method, params, family) => {

@@ -116,7 +116,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     try {
       const result = await boundedHandshake(initialize, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
       this.sessionId = result.sessionId;
-      this.generation = ServerGeneration.fromInitialize(result);
+      this.generation = ServerGeneration.fromInitialize(result, options.protocolGeneration);
       await this.connection.sendNotification(Notification.Initialized, {});
     } catch (error) {
       if (this.violation !== undefined) throw ClientErrors.protocolViolation(this.violation);
@@ -212,7 +212,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       await this.call('process/start', {
         processId,
         argv: options.argv,
-        cwd: this.generation.path(options.cwd ?? process.cwd()),
+        cwd: this.generation.cwd(options.cwd ?? process.cwd()),
         env: options.env ?? (process.env.PATH ? { PATH: process.env.PATH } : {}),
         tty: options.tty ?? false,
         pipeStdin: options.pipeStdin ?? false,

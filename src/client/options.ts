@@ -10,6 +10,12 @@ export interface ConnectOptions {
   resumeSessionId?: string;
   /** How long the handshake may take (default 10 s). */
   initializeTimeoutMs?: number;
+  /**
+   * Speak this generation instead of the newest the server offers (2 when
+   * `initialize` describes the environment). Generation 1 only works with
+   * servers that take native paths: ours and Codex 0.134.
+   */
+  protocolGeneration?: 1 | 2;
 }
 
 export interface SpawnOptions extends ConnectOptions {

@@ -17,15 +17,24 @@ export class ServerGeneration {
     private readonly serverCwd: string | undefined,
   ) {}
 
-  /** Learns the generation from an `initialize` result. */
-  static fromInitialize(result: { environmentInfo?: { cwd?: string } }): ServerGeneration {
-    if (!result.environmentInfo) return new ServerGeneration(1, undefined);
+  /**
+   * Learns the generation from an `initialize` result: 2 when the server
+   * describes its environment (ours does, and takes both), unless `forced`.
+   */
+  static fromInitialize(result: { environmentInfo?: { cwd?: string } }, forced?: 1 | 2): ServerGeneration {
+    if (!result.environmentInfo || forced === 1) return new ServerGeneration(1, undefined);
     const cwd = result.environmentInfo.cwd;
     return new ServerGeneration(2, cwd?.startsWith('file:') ? fileURLToPath(cwd) : cwd);
   }
 
-  /** A path as the server wants it. */
+  /** An fs path as the server wants it; a relative one goes as it is, for the server to refuse. */
   path(native: string): string {
+    if (this.value === 1 || !path.isAbsolute(native)) return native;
+    return pathToFileURL(native).href;
+  }
+
+  /** A `process/start` cwd: a relative one resolves against the server's cwd, as generation 1 servers do. */
+  cwd(native: string): string {
     if (this.value === 1) return native;
     const absolute = path.isAbsolute(native) || !this.serverCwd ? path.resolve(native) : path.resolve(this.serverCwd, native);
     return pathToFileURL(absolute).href;

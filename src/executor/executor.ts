@@ -23,6 +23,12 @@ export interface ExecutorReadParams {
 export type ExecutorEventListener = (processId: string, event: ProcessEvent) => void;
 
 export interface Executor {
+  /**
+   * Whose shapes results take: 2 (the current protocol: exit codes 128+signal,
+   * `nextSeq` counting every event, `sandboxDenied`) or 1 (Codex 0.134's, e.g.
+   * through a server that only speaks it, or when asked with `protocolGeneration: 1`).
+   */
+  readonly protocolGeneration: 1 | 2;
   start(params: ExecutorStartParams): Promise<{ processId: string }>;
   read(params: ExecutorReadParams): Promise<ReadResult>;
   write(processId: string, bytes: Uint8Array, options?: { closeStdin?: boolean }): Promise<WriteStatus>;

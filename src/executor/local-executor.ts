@@ -28,6 +28,7 @@ export interface LocalExecutorOptions {
 }
 
 export class LocalExecutor extends ProtocolFacade implements Executor {
+  readonly protocolGeneration = 2;
   private readonly listeners = new ListenerSet();
   private readonly native = new ServerGeneration(1, undefined);
   private session: ServerSession | undefined;
@@ -60,7 +61,8 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
         isCongested: () => false,
         onResume: () => undefined,
       },
-      { runtime: this.runtime },
+      // Generation 2's shapes, as a RemoteExecutor gets them from a current server.
+      { runtime: this.runtime, generation: 2 },
     );
     void this.session.dispatch('initialize', { clientName: 'local-executor' });
     this.session.notification(Notification.Initialized, {});

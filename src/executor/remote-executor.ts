@@ -21,6 +21,10 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
     super();
   }
 
+  get protocolGeneration(): 1 | 2 {
+    return this.client.protocolGeneration;
+  }
+
   protected call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>> {
     return this.client.request(method, params) as Promise<ProducedResultOf<M>>;
   }

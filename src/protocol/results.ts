@@ -16,26 +16,33 @@ export const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 
 /** Codex's name for how a start was confined: a Linux sandbox, or none. */
 export const SandboxType = z.enum(['none', 'linuxSeccomp']);
 
+/** The machine a server runs on (PROTOCOL-V2.md §1c), in `initialize` and `environment/info`. */
 export const EnvironmentInfo = z.object({
   shell: z.object({ name: z.string(), path: z.string() }),
   /** A native path (generation 1) or a `file://` URI (generation 2). */
   cwd: z.string(),
-  platform: z.string(),
-  arch: z.string(),
-  homeDir: z.string(),
-  pid: z.number(),
   executorVersion: z.string(),
+  /** `file://` URIs. */
   userHomeDir: z.string(),
   platformOs: z.string(),
   tempDir: z.string(),
   /** Generation 2 clients decide from these what they may send. */
   capabilities: z.record(z.string(), z.boolean()),
+  /** Codex's own servers add these. */
+  providerId: z.string().optional(),
+  prependPathDirs: z.array(z.string()).optional(),
+  temporaryDirectories: z.array(z.string()).optional(),
+  /** This server's additions (its generation-1 `environment/info`). */
+  platform: z.string().optional(),
+  arch: z.string().optional(),
+  homeDir: z.string().optional(),
+  pid: z.number().optional(),
 });
 
 export const InitializeResult = z.object({
   sessionId: z.string(),
-  /** Generation 2 servers (Codex 0.169) describe their environment here. */
-  environmentInfo: z.looseObject({ cwd: z.string().optional() }).optional(),
+  /** Servers of generation 2 describe their environment here; generation 1 servers do not. */
+  environmentInfo: EnvironmentInfo.optional(),
 });
 
 export const ProcessStartResult = z.object({ processId: z.string(), sandboxType: SandboxType.optional() });

@@ -25,7 +25,8 @@ function showsGeneration2(method: string, params: unknown): boolean {
 }
 
 export class ClientGeneration {
-  private current: Generation = 1;
+  /** `initial` 2 makes an in-process caller get generation 2's shapes from the start. */
+  constructor(private current: Generation = 1) {}
 
   get value(): Generation {
     return this.current;

@@ -7,7 +7,7 @@
 import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/methods.js';
 import { PayloadStash } from '../protocol/payload-stash.js';
 import type { OutputStream } from '../protocol/types.js';
-import { ClientGeneration } from './client-generation.js';
+import { ClientGeneration, type Generation } from './client-generation.js';
 import { Dispatcher } from './dispatcher.js';
 import { serverHandlers } from './handlers/index.js';
 import { HttpClient } from './http/http-client.js';
@@ -29,11 +29,13 @@ export interface NotificationChannel {
 
 export interface ServerSessionOptions extends ProcessManagerOptions {
   logger?: Logger;
+  /** The generation to answer in from the start (default 1, until the client shows 2). */
+  generation?: Generation;
 }
 
 export class ServerSession {
   readonly lifecycle = new Lifecycle();
-  readonly generation = new ClientGeneration();
+  readonly generation: ClientGeneration;
   readonly payloads = new PayloadStash();
   readonly processes: ProcessManager;
   private readonly http: HttpClient;
@@ -43,6 +45,7 @@ export class ServerSession {
     private readonly channel: NotificationChannel,
     options: ServerSessionOptions,
   ) {
+    this.generation = new ClientGeneration(options.generation);
     this.processes = new ProcessManager(this.processSink(), options);
     this.http = new HttpClient({
       notify: (name, params) => this.notify(name, params),

@@ -21,6 +21,10 @@ export const executorKinds: ExecutorKind[] = [
     name: 'remote (sh -c exec node dist/cli/main.js)',
     create: () => createExecutor({ command: 'sh', args: ['-c', `exec ${process.execPath} ${CLI}`] }),
   },
+  {
+    name: 'remote, generation 1 (protocolGeneration: 1)',
+    create: () => createExecutor({ command: process.execPath, args: [CLI], protocolGeneration: 1 }),
+  },
 ];
 
 /** A reference server binary, by the name the tests show. */

@@ -17,7 +17,8 @@ export interface HandlerDependencies {
 
 export function serverHandlers({ lifecycle, processes, http, generation }: HandlerDependencies): Handlers {
   return {
-    initialize: (params) => lifecycle.initialize(params),
+    // The environment in generation 2's shape: generation 1 clients ignore the member.
+    initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2) }),
     ...processHandlers(processes),
     'environment/info': () => environmentInfo(generation()),
     'environment/status': () => ({ status: 'ready' }),

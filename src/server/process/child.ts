@@ -44,4 +44,6 @@ export interface Child {
   forceClose(): void;
   /** SIGKILLs everything the child started (its group; for a PTY its session). */
   killTree(): void;
+  /** Sends a signal to the child's process group. */
+  signal(signal: NodeJS.Signals): void;
 }

@@ -17,6 +17,20 @@ export function killGroup(pgid: number, signal: NodeJS.Signals = 'SIGKILL'): boo
   }
 }
 
+/**
+ * Signals a child's group; right after fork the child may not have made its
+ * group yet (setsid runs in the child), so a leader not yet reaped is then
+ * signalled itself. Never for a reaped leader: its pid may belong to a stranger.
+ */
+export function signalChild(pid: number, signal: NodeJS.Signals, leaderAlive: boolean): void {
+  if (killGroup(pid, signal) || !leaderAlive) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
+
 /** Fields 4 (ppid) to 6 (session) of /proc/<pid>/stat, after the `(comm)`. */
 function sessionOf(pid: string): number | undefined {
   try {
@@ -28,9 +42,9 @@ function sessionOf(pid: string): number | undefined {
   }
 }
 
-/** SIGKILLs every process whose session id is `sid` (Linux; a no-op elsewhere). */
-export function killSession(sid: number): void {
-  killGroup(sid);
+/** SIGKILLs every process whose session id is `sid` (Linux; a no-op elsewhere), and the leader while it is not reaped. */
+export function killSession(sid: number, leaderAlive = false): void {
+  signalChild(sid, 'SIGKILL', leaderAlive);
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');

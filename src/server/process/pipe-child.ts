@@ -15,7 +15,7 @@ import os from 'node:os';
 import { Socket } from 'node:net';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
-import { killSession } from './kill.js';
+import { killSession, signalChild } from './kill.js';
 import type { OpenedPipe, StdioPipes } from './pipe-pool.js';
 import { perlExec } from './perl.js';
 import type { ProcessRuntime } from './runtime.js';
@@ -107,6 +107,7 @@ export class PipeChild implements Child {
   private readonly stdout: Socket;
   private readonly stderr: Socket;
   private readonly endStdin: () => void;
+  private reaped = false;
 
   private constructor(child: SpawnedChild, events: ChildEvents) {
     this.pid = child.pid;
@@ -124,6 +125,7 @@ export class PipeChild implements Child {
     // `closed` needs the exit and the end of both pipes (which escaped descendants may hold open).
     const pipesClosed = Promise.all([this.stdout, this.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
     void child.exited.then(async (status) => {
+      this.reaped = true;
       events.exit(status);
       await pipesClosed;
       events.close();
@@ -181,7 +183,11 @@ export class PipeChild implements Child {
     this.stderr.destroy();
   }
 
+  signal(signal: NodeJS.Signals): void {
+    signalChild(this.pid, signal, !this.reaped);
+  }
+
   killTree(): void {
-    killSession(this.pid);
+    killSession(this.pid, !this.reaped);
   }
 }

@@ -15,7 +15,6 @@ import { refuseUnsupported } from '../unsupported-requests.js';
 import { confined, findBwrap } from '../sandbox/bwrap.js';
 import { confinementOf, type Confinement } from '../sandbox/policy.js';
 import { buildEnvironment } from './env-policy.js';
-import { killGroup } from './kill.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
 import { PipeChild } from './pipe-child.js';
 import { PtyChild } from './pty-child.js';
@@ -203,7 +202,7 @@ export class ProcessManager {
     const signal = signalByName(name);
     if (!signal) throw Errors.unsupportedSignal(name);
     const process = await this.lookup(processId);
-    if (!process.exited && process.child) killGroup(process.child.pid, signal);
+    if (!process.exited && process.child) process.child.signal(signal);
     return {};
   }
 

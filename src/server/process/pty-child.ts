@@ -24,7 +24,7 @@ import tty from 'node:tty';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { newDrainMarker, MarkerSearch } from './drain-marker.js';
-import { killSession } from './kill.js';
+import { killSession, signalChild } from './kill.js';
 import { OutputBatch } from './output-batch.js';
 import { perlExec } from './perl.js';
 import type { PtyMasters } from './runtime.js';
@@ -151,8 +151,12 @@ export class PtyChild implements Child {
     this.finish();
   }
 
+  signal(signal: NodeJS.Signals): void {
+    signalChild(this.pid, signal, this.exitCode === undefined);
+  }
+
   killTree(): void {
-    killSession(this.pid);
+    killSession(this.pid, this.exitCode === undefined);
   }
 
   private onData(bytes: Buffer): void {
