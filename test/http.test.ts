@@ -119,6 +119,18 @@ describe('http/request buffered (§5)', () => {
     );
   });
 
+  it('stops at a redirect with redirectPolicy "stop" (generation 2) and follows it with "follow"', async () => {
+    const stopped = await server.request('http/request', req({ url: `${base}/redirect`, redirectPolicy: 'stop' }));
+    expect(stopped).toMatchObject({ status: 302, bodyBase64: '' });
+    expect(stopped.headers).toContainEqual({ name: 'location', value: '/hello' });
+    const followed = await server.request('http/request', req({ url: `${base}/redirect`, redirectPolicy: 'follow' }));
+    expect([followed.status, text(followed.bodyBase64)]).toEqual([200, 'hello']);
+    expect(await server.error('http/request', req({ url: `${base}/redirect`, redirectPolicy: 'never' }))).toEqual({
+      code: -32602,
+      message: 'redirectPolicy: unknown variant `never`, expected `follow` or `stop`',
+    });
+  });
+
   it('validates before sending, with the reference texts', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ url: '/relative' }, 'http/request url is invalid: relative URL without a base'],

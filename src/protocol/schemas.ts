@@ -155,6 +155,16 @@ export const FsCopyParams = z.object(
 
 const HttpHeader = z.object({ name: str(), value: str() }, expecting('struct HttpHeader'));
 
+const REDIRECT_POLICIES = ['follow', 'stop'] as const;
+
+/** Generation 2: an externally tagged enum, hence "string or map" for a value of the wrong type. */
+const RedirectPolicy = z.enum(REDIRECT_POLICIES, {
+  error: (issue) =>
+    typeof issue.input === 'string'
+      ? `${LITERAL}redirectPolicy: unknown variant \`${issue.input}\`, expected \`follow\` or \`stop\``
+      : 'string or map',
+});
+
 export const HttpRequestParams = z.object(
   {
     method: str(),
@@ -164,6 +174,7 @@ export const HttpRequestParams = z.object(
     bodyBase64: str().nullish(),
     timeoutMs: unsigned('u64').nullish(),
     streamResponse: bool().nullish(),
+    redirectPolicy: RedirectPolicy.nullish(),
   },
   expecting('struct HttpRequestParams'),
 );

@@ -34,7 +34,7 @@ interface ActiveStream {
 type Undici = typeof import('undici');
 
 export class HttpClient {
-  private undici: Promise<{ request: Undici['request']; dispatcher: Dispatcher }> | undefined;
+  private undici: Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
 
   constructor(private readonly channel: DeltaChannel) {
@@ -44,17 +44,19 @@ export class HttpClient {
   }
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
-  private load(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
-    this.undici ??= import('undici').then(({ Agent, interceptors, request }) => ({
-      request,
-      dispatcher: new Agent().compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS })),
-    }));
+  private load(): Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> {
+    this.undici ??= import('undici').then(({ Agent, interceptors, request }) => {
+      const direct = new Agent();
+      return { request, direct, following: direct.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS })) };
+    });
     return this.undici;
   }
 
   async request(params: Params, decodeBase64: Base64Decoder): Promise<HttpRequestResult> {
     const valid = validateRequest(params, decodeBase64);
-    const { request, dispatcher } = await this.load();
+    const { request, following, direct } = await this.load();
+    // `redirectPolicy: "stop"` (generation 2) answers a redirect itself; absent or `follow` follows it.
+    const dispatcher = params.redirectPolicy === 'stop' ? direct : following;
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
     const controller = new AbortController();
