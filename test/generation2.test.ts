@@ -74,7 +74,11 @@ describe('environment/info and environment/status', () => {
     expect(info.tempDir).toBe(uri(os.tmpdir()));
     expect(info.platformOs).toBe('linux');
     expect(info.executorVersion).toMatch(/^\d+\.\d+\.\d+/);
-    expect(Object.values(info.capabilities).every((flag) => flag === false)).toBe(true);
+    // True only for what this server implements: the generation-2 client decides from them what to send.
+    const claimed = Object.entries(info.capabilities)
+      .filter(([, flag]) => flag === true)
+      .map(([name]) => name);
+    expect(claimed.sort()).toEqual(['httpHeaderEnvVars']);
     expect(info.shell.path).toMatch(/^\//);
     expect(info.pid).toBe(server.child.pid);
     expect(await server.request('environment/status', null)).toEqual({ status: 'ready' });

@@ -131,6 +131,29 @@ describe('http/request buffered (§5)', () => {
     });
   });
 
+  it('fills a header from the server environment with valueEnvVar (generation 2), or refuses before sending', async () => {
+    const local = await ServerProcess.started([], { ...process.env, HDR_SECRET: 'secret-value', HDR_EMPTY: '' });
+    try {
+      const header = (valueEnvVar: string, value = 'Bearer ') =>
+        req({ url: `${base}/hello`, headers: [{ name: 'authorization', value, valueEnvVar }] });
+      const before = seen.length;
+      expect((await local.request('http/request', header('HDR_SECRET'))).status).toBe(200);
+      const sent = seen.at(-1)!.rawHeaders;
+      expect(sent[sent.findIndex((h) => h.toLowerCase() === 'authorization') + 1]).toBe('Bearer secret-value');
+      expect(await local.error('http/request', header('HDR_MISSING'))).toEqual({
+        code: -32602,
+        message: 'http/request header authorization requires executor environment variable HDR_MISSING',
+      });
+      expect(await local.error('http/request', header('HDR_EMPTY'))).toEqual({
+        code: -32602,
+        message: 'http/request header authorization requires a non-empty executor environment variable HDR_EMPTY',
+      });
+      expect(seen.length).toBe(before + 1); // the refused requests never reached the network
+    } finally {
+      await local.dispose();
+    }
+  });
+
   it('validates before sending, with the reference texts', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ url: '/relative' }, 'http/request url is invalid: relative URL without a base'],

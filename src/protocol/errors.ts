@@ -100,6 +100,10 @@ export const Errors = {
   httpMethod: () => invalidParams('http/request method is invalid: invalid HTTP method'),
   httpHeaderName: () => invalidParams('http/request header name is invalid: invalid HTTP header name'),
   httpHeaderValue: (name: string) => invalidParams(`http/request header value is invalid for ${name}: failed to parse header value`),
+  httpHeaderEnvMissing: (name: string, variable: string) =>
+    invalidParams(`http/request header ${name} requires executor environment variable ${variable}`),
+  httpHeaderEnvEmpty: (name: string, variable: string) =>
+    invalidParams(`http/request header ${name} requires a non-empty executor environment variable ${variable}`),
   httpStreamActive: (id: string) => invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
   httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
   httpBodyFailed: () => internal('failed to read http/request response body: error decoding response body'),

@@ -153,7 +153,8 @@ export const FsCopyParams = z.object(
   expecting('struct FsCopyParams'),
 );
 
-const HttpHeader = z.object({ name: str(), value: str() }, expecting('struct HttpHeader'));
+/** `valueEnvVar` (generation 2): the header's value continues with that variable of the server's environment. */
+const HttpHeader = z.object({ name: str(), value: str(), valueEnvVar: str().nullish() }, expecting('struct HttpHeader'));
 
 const REDIRECT_POLICIES = ['follow', 'stop'] as const;
 
@@ -174,7 +175,7 @@ export const HttpRequestParams = z.object(
     bodyBase64: str().nullish(),
     timeoutMs: unsigned('u64').nullish(),
     streamResponse: bool().nullish(),
-    redirectPolicy: RedirectPolicy.nullish(),
+    redirectPolicy: RedirectPolicy.optional(),
   },
   expecting('struct HttpRequestParams'),
 );

@@ -1,8 +1,8 @@
 /**
  * `environment/info` (EXT-ENVINFO in generation 1; a Codex method in
  * generation 2): facts a client needs before it runs anything. Generation 2
- * clients (Codex 0.169) decide from `capabilities` what they may send, so
- * every capability is false: we report only what we implement.
+ * clients (Codex 0.169) decide from `capabilities` what they may send, so a
+ * capability is true only when this server implements it.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,7 +40,7 @@ export function executorVersion(): string {
   return version;
 }
 
-/** Codex 0.169's capability flags: none of these features is implemented here yet. */
+/** Codex 0.169's capability flags: true only for what this server implements. */
 const CAPABILITIES = {
   networkProxyLaunch: false,
   networkProxyReviewDomains: false,
@@ -50,7 +50,7 @@ const CAPABILITIES = {
   fsWatchMissing: false,
   capabilityDiscoveryV2: false,
   environmentConfigRead: false,
-  httpHeaderEnvVars: false,
+  httpHeaderEnvVars: true,
   sandboxedFileStreaming: false,
   fileWriteStreaming: false,
   shellSnapshotV2: false,

@@ -47,11 +47,14 @@ export class ServerSession {
   ) {
     this.generation = new ClientGeneration(options.generation);
     this.processes = new ProcessManager(this.processSink(), options);
-    this.http = new HttpClient({
-      notify: (name, params) => this.notify(name, params),
-      isCongested: () => channel.isCongested(),
-      onResume: (listener) => channel.onResume(listener),
-    });
+    this.http = new HttpClient(
+      {
+        notify: (name, params) => this.notify(name, params),
+        isCongested: () => channel.isCongested(),
+        onResume: (listener) => channel.onResume(listener),
+      },
+      options.serverEnv,
+    );
     channel.onResume(() => this.processes.resumeAll());
     const handlers = serverHandlers({
       lifecycle: this.lifecycle,

@@ -37,7 +37,11 @@ export class HttpClient {
   private undici: Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
 
-  constructor(private readonly channel: DeltaChannel) {
+  constructor(
+    private readonly channel: DeltaChannel,
+    /** Where `valueEnvVar` headers take their values from. */
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     channel.onResume(() => {
       for (const stream of this.streams.values()) stream.body?.resume();
     });
@@ -53,7 +57,7 @@ export class HttpClient {
   }
 
   async request(params: Params, decodeBase64: Base64Decoder): Promise<HttpRequestResult> {
-    const valid = validateRequest(params, decodeBase64);
+    const valid = validateRequest(params, decodeBase64, this.env);
     const { request, following, direct } = await this.load();
     // `redirectPolicy: "stop"` (generation 2) answers a redirect itself; absent or `follow` follows it.
     const dispatcher = params.redirectPolicy === 'stop' ? direct : following;

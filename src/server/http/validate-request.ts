@@ -29,7 +29,17 @@ function isValidHeaderValue(value: string): boolean {
   return true;
 }
 
-export function validateRequest(params: Params, decodeBase64: Base64Decoder): ValidRequest {
+/** A header's value, continued with its `valueEnvVar` from the server's environment. */
+function headerValue(header: { name: string; value: string; valueEnvVar?: string | null }, env: NodeJS.ProcessEnv): string {
+  const variable = header.valueEnvVar;
+  if (variable === undefined || variable === null) return header.value;
+  const fromEnv = Object.hasOwn(env, variable) ? env[variable] : undefined;
+  if (fromEnv === undefined) throw Errors.httpHeaderEnvMissing(header.name, variable);
+  if (fromEnv === '') throw Errors.httpHeaderEnvEmpty(header.name, variable);
+  return header.value + fromEnv;
+}
+
+export function validateRequest(params: Params, decodeBase64: Base64Decoder, env: NodeJS.ProcessEnv): ValidRequest {
   let url: URL;
   try {
     url = new URL(params.url);
@@ -41,8 +51,10 @@ export function validateRequest(params: Params, decodeBase64: Base64Decoder): Va
   if (!TOKEN.test(params.method)) throw Errors.httpMethod();
   const headers: string[] = [];
   let hasAccept = false;
-  for (const { name, value } of params.headers ?? []) {
+  for (const header of params.headers ?? []) {
+    const name = header.name;
     if (!TOKEN.test(name)) throw Errors.httpHeaderName();
+    const value = headerValue(header, env);
     if (!isValidHeaderValue(value)) throw Errors.httpHeaderValue(name);
     if (name.toLowerCase() === 'accept') hasAccept = true;
     headers.push(name, value);
