@@ -91,6 +91,9 @@ export const Errors = {
   copyDirectoryNeedsRecursive: () => invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
   copyIntoItself: () => invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
   copyUnsupportedType: () => invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
+  walkLimitsZero: () => invalidRequest('filesystem walk limits must be greater than zero'),
+  walkLimitsTooLarge: (depth: number, directories: number, entries: number) =>
+    invalidRequest(`filesystem walk limits exceed maximums: depth=${depth}, directories=${directories}, entries=${entries}`),
   /** An OS error from a filesystem call, mapped by errno (§4). */
   osError: (code: number, message: string) => new ProtocolError(code, message),
 

@@ -181,6 +181,14 @@ export const Methods = {
     generations: BOTH,
     summary: 'Resolves a path to its canonical form.',
   }),
+  'fs/walk': spec({
+    params: P.FsWalkParams,
+    struct: 'WireFsWalkParams',
+    result: R.FsWalkResult,
+    family: 'filesystem',
+    generations: [2],
+    summary: 'Lists a tree breadth-first, within limits.',
+  }),
   'http/request': spec({
     params: P.HttpRequestParams,
     struct: 'HttpRequestParams',
@@ -266,6 +274,7 @@ export const Method = {
   FsRemove: 'fs/remove',
   FsCopy: 'fs/copy',
   FsCanonicalize: 'fs/canonicalize',
+  FsWalk: 'fs/walk',
   HttpRequest: 'http/request',
 } as const satisfies Record<string, MethodName>;
 

@@ -84,6 +84,15 @@ export const FsDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.
 export const FsReadDirectoryResult = z.object({ entries: z.array(FsDirectoryEntry) });
 export const FsCanonicalizeResult = z.object({ path: z.string() });
 
+export const FsWalkResult = z.object({
+  /** Breadth-first, each directory's names sorted bytewise; the root is not listed. */
+  entries: z.array(z.object({ path: z.string(), kind: z.enum(['file', 'directory']) })),
+  /** Directories (or entries) that could not be read, with the OS error's text. */
+  errors: z.array(z.object({ path: z.string(), message: z.string() })),
+  /** A limit on entries or directories cut the walk short (the depth limit never does). */
+  truncated: z.boolean(),
+});
+
 export const HttpHeader = z.object({ name: z.string(), value: z.string() });
 export const HttpRequestResult = z.object({
   status: z.number(),

@@ -153,6 +153,23 @@ export const FsCopyParams = z.object(
   expecting('struct FsCopyParams'),
 );
 
+const WalkOptions = z.object(
+  {
+    maxDepth: unsigned('usize'),
+    maxDirectories: unsigned('usize'),
+    maxEntries: unsigned('usize'),
+    followDirectorySymlinks: bool(),
+    pruneHiddenDirectories: bool().nullish(),
+  },
+  expecting('struct WalkOptions'),
+);
+
+/** Generation 2 (Codex 0.169); limits are checked by `server/fs/walk.ts`. */
+export const FsWalkParams = z.object(
+  { path: absolutePath(), options: WalkOptions, sandbox: noSandbox() },
+  expecting('struct WireFsWalkParams'),
+);
+
 /** `valueEnvVar` (generation 2): the header's value continues with that variable of the server's environment. */
 const HttpHeader = z.object({ name: str(), value: str(), valueEnvVar: str().nullish() }, expecting('struct HttpHeader'));
 

@@ -34,7 +34,7 @@ const STRERROR: Record<string, string> = {
   EPIPE: 'Broken pipe',
   ENAMETOOLONG: 'File name too long',
   ENOTEMPTY: 'Directory not empty',
-  ELOOP: 'Too many levels of symbolic links',
+  ELOOP: 'Symbolic link loop', // musl's wording, which the reference binaries use
   ENXIO: 'No such device or address',
   ENOTSUP: 'Operation not supported',
   EDQUOT: 'Disk quota exceeded',
@@ -51,6 +51,12 @@ function osErrorText(code: string): string {
   const number = (constants.errno as Record<string, number>)[code];
   const text = STRERROR[code] ?? code;
   return number === undefined ? text : `${text} (os error ${number})`;
+}
+
+/** An OS error's text as the reference words it (`Permission denied (os error 13)`), for messages inside results. */
+export function errorMessage(error: unknown): string {
+  const code = errnoCode(error);
+  return code === undefined ? String((error as Error)?.message ?? error) : osErrorText(code);
 }
 
 /** The fs mapping of §4: ENOENT → −32004, EACCES/EPERM → −32600, other → −32603. */

@@ -31,8 +31,15 @@ export class ServerProcess {
   private nextId = 1000;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[] = [], env: NodeJS.ProcessEnv = process.env, user?: { uid: number; gid: number }) {
-    this.child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe', env, ...user });
+  /** Our CLI with `args`; or, with `program`, any stdio exec-server (e.g. the reference's `codex exec-server`). */
+  constructor(
+    args: string[] = [],
+    env: NodeJS.ProcessEnv = process.env,
+    user?: { uid: number; gid: number },
+    program?: [string, string[]],
+  ) {
+    const [file, argv] = program ?? [process.execPath, [CLI, ...args]];
+    this.child = spawn(file, argv, { stdio: 'pipe', env, ...user });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => this.onData(text));
     this.child.stderr.on('data', (chunk) => (this.stderr += chunk));
@@ -41,8 +48,13 @@ export class ServerProcess {
   }
 
   /** A server that has completed the handshake. */
-  static async started(args: string[] = [], env?: NodeJS.ProcessEnv, user?: { uid: number; gid: number }): Promise<ServerProcess> {
-    const server = new ServerProcess(args, env, user);
+  static async started(
+    args: string[] = [],
+    env?: NodeJS.ProcessEnv,
+    user?: { uid: number; gid: number },
+    program?: [string, string[]],
+  ): Promise<ServerProcess> {
+    const server = new ServerProcess(args, env, user, program);
     await server.request('initialize', { clientName: 'test' });
     server.notify('initialized', {});
     return server;

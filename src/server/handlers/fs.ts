@@ -3,6 +3,7 @@ import { sameFormAs } from '../../protocol/path-uri.js';
 import type { Generation } from '../client-generation.js';
 import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
 import * as ops from '../fs/fs-operations.js';
+import { walk } from '../fs/walk.js';
 import { refuseConfinedFs } from '../unsupported-requests.js';
 
 /** `size` is a generation-2 member of `fs/getMetadata`'s answer (the target's size for a symlink). */
@@ -24,6 +25,15 @@ export function fsHandlers(generation: () => Generation): HandlerGroup<MethodsOf
     'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native),
     'fs/remove': (params) => ops.remove(unconfined(params).path.native, params.recursive ?? true, params.force ?? true),
     'fs/copy': (params) => ops.copy(unconfined(params).sourcePath.native, params.destinationPath.native, params.recursive),
+    'fs/walk': async (params) => {
+      const result = await walk(unconfined(params).path.native, params.options);
+      const answer = (native: string) => sameFormAs(params.path, native);
+      return {
+        entries: result.entries.map((entry) => ({ ...entry, path: answer(entry.path) })),
+        errors: result.errors.map((error) => ({ ...error, path: answer(error.path) })),
+        truncated: result.truncated,
+      };
+    },
     'fs/canonicalize': async (params) => {
       const { path } = await ops.canonicalize(unconfined(params).path.native);
       return { path: sameFormAs(params.path, path) };

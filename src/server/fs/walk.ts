@@ -1,0 +1,107 @@
+/**
+ * `fs/walk` (generation 2): a breadth-first listing under a directory, as
+ * Codex 0.169's exec-server gives it. Names in a directory are sorted
+ * bytewise; only files and directories are listed, never the root; a
+ * symlink is listed only when it leads to a directory and links are
+ * followed, and a directory already met is listed but not walked again.
+ * `truncated` says that a limit on entries or directories cut the walk
+ * short (the depth limit never does). Unreadable directories become
+ * `errors` items, not a failed request.
+ */
+import type { Stats } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Errors } from '../../protocol/errors.js';
+import { errorMessage, fsError } from '../os-error.js';
+
+export const WALK_MAXIMUMS = { depth: 64, directories: 10_000, entries: 50_000 } as const;
+
+export interface WalkOptions {
+  maxDepth: number;
+  maxDirectories: number;
+  maxEntries: number;
+  followDirectorySymlinks: boolean;
+  pruneHiddenDirectories?: boolean | null;
+}
+
+export interface WalkResult {
+  entries: Array<{ path: string; kind: 'file' | 'directory' }>;
+  errors: Array<{ path: string; message: string }>;
+  truncated: boolean;
+}
+
+/** Throws the reference's −32600 for limits of zero or over the maximums. */
+function checkLimits(options: WalkOptions): void {
+  if (options.maxEntries === 0 || options.maxDirectories === 0) throw Errors.walkLimitsZero();
+  if (
+    options.maxDepth > WALK_MAXIMUMS.depth ||
+    options.maxDirectories > WALK_MAXIMUMS.directories ||
+    options.maxEntries > WALK_MAXIMUMS.entries
+  ) {
+    throw Errors.walkLimitsTooLarge(WALK_MAXIMUMS.depth, WALK_MAXIMUMS.directories, WALK_MAXIMUMS.entries);
+  }
+}
+
+const identity = (stat: Stats) => `${stat.dev}:${stat.ino}`;
+const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** What a directory entry is for the walk: a file, a directory to list (and maybe walk), or nothing. */
+async function classify(child: string, follow: boolean): Promise<{ kind: 'file' | 'directory'; stat: Stats } | undefined> {
+  const link = await fs.lstat(child);
+  if (link.isFile()) return { kind: 'file', stat: link };
+  if (link.isDirectory()) return { kind: 'directory', stat: link };
+  if (!link.isSymbolicLink() || !follow) return undefined;
+  const target = await fs.stat(child).catch(() => undefined); // dangling links and loops are left out
+  return target?.isDirectory() ? { kind: 'directory', stat: target } : undefined;
+}
+
+export async function walk(root: string, options: WalkOptions): Promise<WalkResult> {
+  checkLimits(options);
+  const result: WalkResult = { entries: [], errors: [], truncated: false };
+  let rootStat: Stats;
+  try {
+    rootStat = await fs.stat(root);
+  } catch (error) {
+    throw fsError(error);
+  }
+  if (!rootStat.isDirectory()) return result;
+  if ((await fs.lstat(root)).isSymbolicLink() && !options.followDirectorySymlinks) return result;
+  const met = new Set([identity(rootStat)]);
+  const queue = [{ dir: root, depth: 0 }];
+  let read = 0;
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    if (read === options.maxDirectories) {
+      result.truncated = true;
+      break;
+    }
+    read++;
+    let names: string[];
+    try {
+      names = (await fs.readdir(next.dir)).sort(bytewise);
+    } catch (error) {
+      result.errors.push({ path: next.dir, message: errorMessage(error) });
+      continue;
+    }
+    for (const name of names) {
+      const child = path.join(next.dir, name);
+      let found: Awaited<ReturnType<typeof classify>>;
+      try {
+        found = await classify(child, options.followDirectorySymlinks);
+      } catch (error) {
+        result.errors.push({ path: child, message: errorMessage(error) });
+        continue;
+      }
+      if (!found) continue;
+      if (result.entries.length === options.maxEntries) {
+        result.truncated = true;
+        return result;
+      }
+      result.entries.push({ path: child, kind: found.kind });
+      if (found.kind !== 'directory' || met.has(identity(found.stat))) continue;
+      met.add(identity(found.stat));
+      const pruned = options.pruneHiddenDirectories === true && name.startsWith('.');
+      if (!pruned && next.depth + 1 <= options.maxDepth) queue.push({ dir: child, depth: next.depth + 1 });
+    }
+  }
+  return result;
+}
