@@ -10,7 +10,7 @@ import path from 'node:path';
 import { codexBinary, isInstalled } from '../../scripts/interop/install.mjs';
 import { ServerProcess } from './server-process.js';
 
-export const REFERENCE_VERSION = '0.169.0';
+const REFERENCE_VERSION = '0.169.0';
 export const hasReference = isInstalled(REFERENCE_VERSION);
 export const referenceSkipReason = `Codex ${REFERENCE_VERSION} is not installed (npm run interop installs it)`;
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { errorMessage, fsError } from '../os-error.js';
 
-export const WALK_MAXIMUMS = { depth: 64, directories: 10_000, entries: 50_000 } as const;
+const WALK_MAXIMUMS = { depth: 64, directories: 10_000, entries: 50_000 } as const;
 
 export interface WalkOptions {
   maxDepth: number;
