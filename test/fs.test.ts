@@ -60,7 +60,7 @@ describe('paths and errors (§4 common rules)', () => {
     fs.symlinkSync('loop', at('loop'));
     expect(await server.error('fs/canonicalize', { path: at('loop') })).toEqual({
       code: -32603,
-      message: 'Too many levels of symbolic links (os error 40)',
+      message: 'Symbolic link loop (os error 40)',
     });
   });
 });

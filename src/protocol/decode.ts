@@ -1,15 +1,23 @@
 /**
  * Params decoding: zod does the checking, this file words the errors the way
- * serde (the reference) does, always naming the offending field.
+ * serde (the reference) does.
  *
  * Every leaf schema in `schemas.ts` reports its expected type as its error
  * message (`"a string"`, `"u64"`, …); a message starting with `!` is a
- * complete sentence of its own (range checks such as `rows and cols …`).
+ * complete sentence of its own (range checks such as `rows and cols …`), one
+ * starting with `~` a sentence about the value (an unknown enum variant).
+ *
+ * The generations word values differently (PROTOCOL-V2.md §1d): generation
+ * 1 shows a number (`invalid type: integer \`5\`, expected a string`),
+ * generation 2 does not (`invalid type: number, expected a string`; `invalid
+ * number` for a negative or fractional one where an unsigned one belongs).
+ * Unlike the reference, every message names the offending field.
  */
 import type { z } from 'zod';
 import { Errors, type ProtocolError } from './errors.js';
 
 export const LITERAL = '!';
+export const VARIANT = '~';
 
 /** How serde describes a JSON value it did not expect. */
 export function describeValue(value: unknown): string {
@@ -36,30 +44,38 @@ function fieldName(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-function wordIssue(issue: z.core.$ZodIssue, params: unknown, structName: string): string {
+/** How serde_json describes a value in generation 2, where numbers are not shown. */
+function describeValue2(value: unknown): string {
+  return typeof value === 'number' ? 'number' : describeValue(value);
+}
+
+function wordIssue(issue: z.core.$ZodIssue, params: unknown, structName: string, generation: 1 | 2): string {
   const path = issue.path;
   const value = valueAt(params, path);
-  if (path.length === 0) return `invalid type: ${describeValue(params)}, expected struct ${structName}`;
+  const describe = generation === 2 ? describeValue2 : describeValue;
+  if (path.length === 0) return `invalid type: ${describe(params)}, expected struct ${structName}`;
   if (issue.message.startsWith(LITERAL)) return issue.message.slice(LITERAL.length);
+  // Unlike the reference, both generations name the field (PROTOCOL.md §1.4 asks for it).
+  const field = (at: readonly PropertyKey[], text: string) => (at.length === 0 ? text : `${fieldName(at)}: ${text}`);
+  if (issue.message.startsWith(VARIANT)) return field(path, issue.message.slice(VARIANT.length));
   const key = String(path[path.length - 1]);
-  if (value === undefined) {
-    const parent = path.slice(0, -1);
-    return parent.length === 0 ? `missing field \`${key}\`` : `${fieldName(parent)}: missing field \`${key}\``;
-  }
+  if (value === undefined) return field(path.slice(0, -1), `missing field \`${key}\``);
   const expected = issue.message;
-  const isNegativeForUnsigned = typeof value === 'number' && Number.isInteger(value) && value < 0 && /^u(64|size|32)$/.test(expected);
-  const what = isNegativeForUnsigned ? `invalid value: ${describeValue(value)}` : `invalid type: ${describeValue(value)}`;
-  return `${fieldName(path)}: ${what}, expected ${expected}`;
+  const isUnsigned = /^u(64|size|32|16)$/.test(expected);
+  if (generation === 2 && isUnsigned && typeof value === 'number') return field(path, 'invalid number');
+  const isNegativeForUnsigned = isUnsigned && typeof value === 'number' && Number.isInteger(value) && value < 0;
+  const what = isNegativeForUnsigned ? `invalid value: ${describe(value)}` : `invalid type: ${describe(value)}`;
+  return field(path, `${what}, expected ${expected}`);
 }
 
 /**
  * Decodes `params` with `schema`, or throws a −32602 `ProtocolError` whose
  * message names the first offending field.
  */
-export function decodeParams<T extends z.ZodType>(schema: T, params: unknown, structName: string): z.output<T> {
+export function decodeParams<T extends z.ZodType>(schema: T, params: unknown, structName: string, generation: 1 | 2 = 1): z.output<T> {
   const result = schema.safeParse(params ?? null);
   if (result.success) return result.data;
   const first = result.error.issues[0];
-  const message = first ? wordIssue(first, params ?? null, structName) : 'invalid params';
+  const message = first ? wordIssue(first, params ?? null, structName, generation) : 'invalid params';
   throw Errors.invalidParams(message) satisfies ProtocolError;
 }

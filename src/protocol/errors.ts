@@ -91,6 +91,13 @@ export const Errors = {
   copyDirectoryNeedsRecursive: () => invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
   copyIntoItself: () => invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
   copyUnsupportedType: () => invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
+  notAFile: (native: string) => invalidRequest(`path \`${native}\` is not a file`),
+  handleExists: (id: string) => invalidRequest(`file handle \`${id}\` already exists`),
+  tooManyHandles: (limit: number) => invalidRequest(`at most ${limit} file handles may be open per connection`),
+  unknownHandle: (id: string) => new ProtocolError(ErrorCode.NotFound, `unknown file handle \`${id}\``),
+  readBlockLength: (limit: number) => invalidRequest(`file read block length must be between 1 and ${limit}`),
+  writeBlockLength: (limit: number) => invalidRequest(`file write block length must be between 1 and ${limit}`),
+  writeBlockRange: () => invalidRequest('file write range exceeds the signed 64-bit file offset limit'),
   walkLimitsZero: () => invalidRequest('filesystem walk limits must be greater than zero'),
   walkLimitsTooLarge: (depth: number, directories: number, entries: number) =>
     invalidRequest(`filesystem walk limits exceed maximums: depth=${depth}, directories=${directories}, entries=${entries}`),

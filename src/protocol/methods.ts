@@ -23,6 +23,8 @@ export interface MethodSpec<
   readonly params: Params;
   /** The struct serde names in "invalid type: …, expected struct X". */
   readonly struct: string;
+  /** Its name in generation 2, where it differs (Codex 0.169 renamed some to `Wire…`). */
+  readonly structV2?: string;
   readonly result: Result;
   /** Undefined: callable before the handshake completes. */
   readonly family: Family;
@@ -56,6 +58,7 @@ export const Methods = {
   'process/start': spec({
     params: P.ProcessStartParams,
     struct: 'ExecParams',
+    structV2: 'WireExecParams',
     result: R.ProcessStartResult,
     family: 'exec',
     generations: BOTH,
@@ -120,6 +123,7 @@ export const Methods = {
   'fs/readFile': spec({
     params: P.FsPathParams,
     struct: 'FsReadFileParams',
+    structV2: 'WireFsReadFileParams',
     result: R.FsReadFileResult,
     family: 'filesystem',
     generations: BOTH,
@@ -128,6 +132,7 @@ export const Methods = {
   'fs/writeFile': spec({
     params: P.FsWriteFileParams,
     struct: 'FsWriteFileParams',
+    structV2: 'WireFsWriteFileParams',
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
@@ -136,6 +141,7 @@ export const Methods = {
   'fs/createDirectory': spec({
     params: P.FsCreateDirectoryParams,
     struct: 'FsCreateDirectoryParams',
+    structV2: 'WireFsCreateDirectoryParams',
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
@@ -144,6 +150,7 @@ export const Methods = {
   'fs/getMetadata': spec({
     params: P.FsPathParams,
     struct: 'FsGetMetadataParams',
+    structV2: 'WireFsGetMetadataParams',
     result: R.FsMetadataResult,
     family: 'filesystem',
     generations: BOTH,
@@ -152,6 +159,7 @@ export const Methods = {
   'fs/readDirectory': spec({
     params: P.FsPathParams,
     struct: 'FsReadDirectoryParams',
+    structV2: 'WireFsReadDirectoryParams',
     result: R.FsReadDirectoryResult,
     family: 'filesystem',
     generations: BOTH,
@@ -160,6 +168,7 @@ export const Methods = {
   'fs/remove': spec({
     params: P.FsRemoveParams,
     struct: 'FsRemoveParams',
+    structV2: 'WireFsRemoveParams',
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
@@ -168,6 +177,7 @@ export const Methods = {
   'fs/copy': spec({
     params: P.FsCopyParams,
     struct: 'FsCopyParams',
+    structV2: 'WireFsCopyParams',
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
@@ -176,6 +186,7 @@ export const Methods = {
   'fs/canonicalize': spec({
     params: P.FsPathParams,
     struct: 'FsCanonicalizeParams',
+    structV2: 'WireFsCanonicalizeParams',
     result: R.FsCanonicalizeResult,
     family: 'filesystem',
     generations: BOTH,
@@ -188,6 +199,38 @@ export const Methods = {
     family: 'filesystem',
     generations: [2],
     summary: 'Lists a tree breadth-first, within limits.',
+  }),
+  'fs/open': spec({
+    params: P.FsOpenParams,
+    struct: 'WireFsOpenParams',
+    result: R.FsOpenResult,
+    family: 'filesystem',
+    generations: [2],
+    summary: 'Opens a file for block reads, or truncates it for block writes (mode replace).',
+  }),
+  'fs/readBlock': spec({
+    params: P.FsReadBlockParams,
+    struct: 'FsReadBlockParams',
+    result: R.FsReadBlockResult,
+    family: 'filesystem',
+    generations: [2],
+    summary: 'Reads up to 1 MiB at an offset of an open file.',
+  }),
+  'fs/writeBlock': spec({
+    params: P.FsWriteBlockParams,
+    struct: 'FsWriteBlockParams',
+    result: R.EmptyResult,
+    family: 'filesystem',
+    generations: [2],
+    summary: 'Writes up to 1 MiB at an offset of a file opened with mode replace.',
+  }),
+  'fs/close': spec({
+    params: P.FsCloseParams,
+    struct: 'FsCloseParams',
+    result: R.EmptyResult,
+    family: 'filesystem',
+    generations: [2],
+    summary: 'Closes a file handle (always succeeds).',
   }),
   'http/request': spec({
     params: P.HttpRequestParams,
@@ -240,7 +283,7 @@ export type ParamsOf<M extends MethodName> = z.input<(typeof Methods)[M]['params
 export type DecodedParamsOf<M extends MethodName> = z.output<(typeof Methods)[M]['params']>;
 export type ResultOf<M extends MethodName> = z.output<(typeof Methods)[M]['result']>;
 /** The result members that may carry a whole file or body. */
-type PayloadMember = 'dataBase64' | 'bodyBase64';
+type PayloadMember = 'dataBase64' | 'bodyBase64' | 'chunk';
 /**
  * A result as the server's handlers produce it, and as an in-process caller
  * gets it: a payload member may be a `Base64Payload` (streamed onto the wire
@@ -275,6 +318,10 @@ export const Method = {
   FsCopy: 'fs/copy',
   FsCanonicalize: 'fs/canonicalize',
   FsWalk: 'fs/walk',
+  FsOpen: 'fs/open',
+  FsReadBlock: 'fs/readBlock',
+  FsWriteBlock: 'fs/writeBlock',
+  FsClose: 'fs/close',
   HttpRequest: 'http/request',
 } as const satisfies Record<string, MethodName>;
 

@@ -3,6 +3,7 @@
  * (generation 1), both accepted wherever a path goes. Node's `url` module
  * does the percent-encoding both ways.
  */
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Errors } from './errors.js';
 
@@ -21,7 +22,8 @@ export function fileUriToPath(value: string): string {
   }
   if (url.hostname !== '' && url.hostname !== 'localhost') throw Errors.pathInvalidOnPlatform(value);
   try {
-    return fileURLToPath(url);
+    // Normalized as the reference's URI parsing does (no trailing slash; `..` is resolved by URL already).
+    return path.resolve(fileURLToPath(url));
   } catch (error) {
     throw Errors.invalidUri((error as Error).message);
   }

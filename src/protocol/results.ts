@@ -93,6 +93,14 @@ export const FsWalkResult = z.object({
   truncated: z.boolean(),
 });
 
+export const FsOpenResult = z.object({ handleId: z.string() });
+export const FsReadBlockResult = z.object({
+  /** base64, at most the `len` asked for */
+  chunk: z.string(),
+  /** Fewer bytes came back than asked: the end of the file was reached. */
+  eof: z.boolean(),
+});
+
 export const HttpHeader = z.object({ name: z.string(), value: z.string() });
 export const HttpRequestResult = z.object({
   status: z.number(),

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { LITERAL } from './decode.js';
+import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, type ClientPath } from './path-uri.js';
 
@@ -57,7 +57,7 @@ const EnvPolicy = z.object(
     inherit: z.enum(INHERIT, {
       error: (issue) =>
         typeof issue.input === 'string'
-          ? `${LITERAL}envPolicy.inherit: unknown variant \`${issue.input}\`, expected one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`
+          ? `${VARIANT}unknown variant \`${issue.input}\`, expected one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`
           : 'a string',
     }),
     ignoreDefaultExcludes: bool(),
@@ -170,6 +170,31 @@ export const FsWalkParams = z.object(
   expecting('struct WireFsWalkParams'),
 );
 
+const OPEN_MODES = ['read', 'replace'] as const;
+
+/** Generation 2: absent means read; an externally tagged enum, hence "string or map" for a wrong type. */
+const OpenMode = z.enum(OPEN_MODES, {
+  error: (issue) =>
+    typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`read\` or \`replace\`` : 'string or map',
+});
+
+export const FsOpenParams = z.object(
+  { handleId: str(), path: absolutePath(), mode: OpenMode.optional(), sandbox: noSandbox() },
+  expecting('struct WireFsOpenParams'),
+);
+
+export const FsReadBlockParams = z.object(
+  { handleId: str(), offset: unsigned('u64'), len: unsigned('u64') },
+  expecting('struct FsReadBlockParams'),
+);
+
+export const FsWriteBlockParams = z.object(
+  { handleId: str(), offset: unsigned('u64'), chunk: str() },
+  expecting('struct FsWriteBlockParams'),
+);
+
+export const FsCloseParams = z.object({ handleId: str() }, expecting('struct FsCloseParams'));
+
 /** `valueEnvVar` (generation 2): the header's value continues with that variable of the server's environment. */
 const HttpHeader = z.object({ name: str(), value: str(), valueEnvVar: str().nullish() }, expecting('struct HttpHeader'));
 
@@ -178,9 +203,7 @@ const REDIRECT_POLICIES = ['follow', 'stop'] as const;
 /** Generation 2: an externally tagged enum, hence "string or map" for a value of the wrong type. */
 const RedirectPolicy = z.enum(REDIRECT_POLICIES, {
   error: (issue) =>
-    typeof issue.input === 'string'
-      ? `${LITERAL}redirectPolicy: unknown variant \`${issue.input}\`, expected \`follow\` or \`stop\``
-      : 'string or map',
+    typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`follow\` or \`stop\`` : 'string or map',
 });
 
 export const HttpRequestParams = z.object(

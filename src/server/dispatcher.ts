@@ -64,7 +64,9 @@ export class Dispatcher {
       if (!isMethodName(name)) throw Errors.methodNotFound(name);
       this.state.generation.observe(name, params);
       const spec = Methods[name];
-      const decoded = decodeParams(spec.params, params, spec.struct);
+      const generation = this.state.generation.value;
+      const struct = generation === 2 ? (spec.structV2 ?? spec.struct) : spec.struct;
+      const decoded = decodeParams(spec.params, params, struct, generation);
       if (spec.family) this.state.lifecycle.checkGate(spec.family);
       const handler = this.handlers[name] as Handler<MethodName>;
       return await handler(decoded as never, this.request);

@@ -52,7 +52,7 @@ const CAPABILITIES = {
   environmentConfigRead: false,
   httpHeaderEnvVars: true,
   sandboxedFileStreaming: false,
-  fileWriteStreaming: false,
+  fileWriteStreaming: true,
   shellSnapshotV2: false,
   windowsMxc: false,
   linuxRootWritePreservesDevices: false,

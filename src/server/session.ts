@@ -9,6 +9,7 @@ import { PayloadStash } from '../protocol/payload-stash.js';
 import type { OutputStream } from '../protocol/types.js';
 import { ClientGeneration, type Generation } from './client-generation.js';
 import { Dispatcher } from './dispatcher.js';
+import { FileHandles } from './fs/file-handles.js';
 import { serverHandlers } from './handlers/index.js';
 import { HttpClient } from './http/http-client.js';
 import { Lifecycle } from './lifecycle.js';
@@ -39,6 +40,7 @@ export class ServerSession {
   readonly payloads = new PayloadStash();
   readonly processes: ProcessManager;
   private readonly http: HttpClient;
+  private readonly files = new FileHandles();
   private readonly dispatcher: Dispatcher;
 
   constructor(
@@ -60,6 +62,7 @@ export class ServerSession {
       lifecycle: this.lifecycle,
       processes: this.processes,
       http: this.http,
+      files: this.files,
       generation: () => this.generation.value,
     });
     const logger = options.logger ?? silentLogger;
@@ -75,9 +78,9 @@ export class ServerSession {
     this.dispatcher.notification(name, params);
   }
 
-  /** Kills what still runs and waits for its last events; aborts HTTP streams. */
+  /** Kills what still runs and waits for its last events; aborts HTTP streams; closes open files. */
   async shutdown(): Promise<void> {
-    await Promise.all([this.processes.shutdown(), this.http.shutdown()]);
+    await Promise.all([this.processes.shutdown(), this.http.shutdown(), this.files.closeAll()]);
   }
 
   private notify<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void {

@@ -29,6 +29,7 @@ const BACKSLASH = 0x5c;
 const LARGE_PARAMS: Record<string, string> = {
   'fs/writeFile': 'dataBase64',
   'process/write': 'chunk',
+  'fs/writeBlock': 'chunk',
   'http/request': 'bodyBase64',
 };
 const KEYS = [...new Set(Object.values(LARGE_PARAMS))].map((name) => ({ name, key: Buffer.from(`"${name}":"`) }));

@@ -25,12 +25,13 @@ async function mapped<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-export function readFile(file: string): Promise<{ dataBase64: Base64Payload }> {
+/** `directoryAsNotAFile`: generation 2 refuses a directory with −32600 `path … is not a file`, generation 1 with EISDIR. */
+export function readFile(file: string, directoryAsNotAFile = false): Promise<{ dataBase64: Base64Payload }> {
   return mapped(async () => {
     const handle = await fs.open(file, 'r');
     try {
       const stat = await handle.stat();
-      if (stat.isDirectory()) throw systemError('EISDIR');
+      if (stat.isDirectory()) throw directoryAsNotAFile ? Errors.notAFile(file) : systemError('EISDIR');
       if (stat.size > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
       return { dataBase64: new Base64Payload(await readCapped(handle, stat.size)) };
     } finally {

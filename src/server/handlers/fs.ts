@@ -2,6 +2,8 @@
 import { sameFormAs } from '../../protocol/path-uri.js';
 import type { Generation } from '../client-generation.js';
 import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
+import { Errors } from '../../protocol/errors.js';
+import type { FileHandles } from '../fs/file-handles.js';
 import * as ops from '../fs/fs-operations.js';
 import { walk } from '../fs/walk.js';
 import { refuseConfinedFs } from '../unsupported-requests.js';
@@ -12,13 +14,13 @@ async function metadata(native: string, generation: Generation) {
   return generation === 2 ? { ...rest, size } : rest;
 }
 
-export function fsHandlers(generation: () => Generation): HandlerGroup<MethodsOfFamily<'filesystem'>> {
+export function fsHandlers(generation: () => Generation, handles: FileHandles): HandlerGroup<MethodsOfFamily<'filesystem'>> {
   const unconfined = <P extends { sandbox?: unknown }>(params: P): P => {
     refuseConfinedFs(params.sandbox);
     return params;
   };
   return {
-    'fs/readFile': (params) => ops.readFile(unconfined(params).path.native),
+    'fs/readFile': (params) => ops.readFile(unconfined(params).path.native, generation() === 2),
     'fs/writeFile': (params, request) => ops.writeFile(unconfined(params).path.native, params.dataBase64, request.decodeBase64),
     'fs/createDirectory': (params) => ops.createDirectory(unconfined(params).path.native, params.recursive ?? true),
     'fs/getMetadata': (params) => metadata(unconfined(params).path.native, generation()),
@@ -34,6 +36,14 @@ export function fsHandlers(generation: () => Generation): HandlerGroup<MethodsOf
         truncated: result.truncated,
       };
     },
+    'fs/open': (params) => handles.openFile(params.handleId, unconfined(params).path.native, params.mode ?? 'read'),
+    'fs/readBlock': (params) => handles.read(params.handleId, params.offset, params.len),
+    'fs/writeBlock': (params, request) => {
+      const decoded = request.decodeBase64(params.chunk);
+      if (!decoded.ok) throw Errors.invalidParams(decoded.error);
+      return handles.write(params.handleId, params.offset, decoded.bytes);
+    },
+    'fs/close': (params) => handles.close(params.handleId),
     'fs/canonicalize': async (params) => {
       const { path } = await ops.canonicalize(unconfined(params).path.native);
       return { path: sameFormAs(params.path, path) };

@@ -1,6 +1,7 @@
 /** Every method's handler, assembled for one connection (`Handlers` fails to compile if one is missing). */
 import type { Generation } from '../client-generation.js';
 import type { Handlers } from '../dispatcher.js';
+import type { FileHandles } from '../fs/file-handles.js';
 import { environmentInfo } from '../environment-info.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -12,17 +13,18 @@ export interface HandlerDependencies {
   lifecycle: Lifecycle;
   processes: ProcessManager;
   http: HttpClient;
+  files: FileHandles;
   generation: () => Generation;
 }
 
-export function serverHandlers({ lifecycle, processes, http, generation }: HandlerDependencies): Handlers {
+export function serverHandlers({ lifecycle, processes, http, files, generation }: HandlerDependencies): Handlers {
   return {
     // The environment in generation 2's shape: generation 1 clients ignore the member.
     initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2) }),
     ...processHandlers(processes),
     'environment/info': () => environmentInfo(generation()),
     'environment/status': () => ({ status: 'ready' }),
-    ...fsHandlers(generation),
+    ...fsHandlers(generation, files),
     'http/request': (params, request) => http.request(params, request.decodeBase64),
   };
 }

@@ -1,0 +1,101 @@
+/**
+ * `fs/open`, `fs/readBlock`, `fs/writeBlock`, `fs/close` (generation 2): a
+ * connection's open files, so that a file of any size moves in blocks of at
+ * most 1 MiB instead of one huge line. As in Codex 0.169's exec-server:
+ * `replace` truncates the file in place at open and every block lands at
+ * once (positional writes; a gap reads back as zeros); `eof` is true when a
+ * read returns fewer bytes than asked; a failed read drops its handle, a
+ * failed write does not; at most 128 handles per connection.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import fs from 'node:fs/promises';
+import { Base64Payload } from '../../protocol/base64-payload.js';
+import { Errors, ProtocolError } from '../../protocol/errors.js';
+import { fsError } from '../os-error.js';
+
+const MAX_HANDLES = 128;
+const MAX_BLOCK_BYTES = 1024 * 1024;
+/** The largest offset + length a write may reach (i64::MAX, as the reference's file offsets). */
+const MAX_FILE_OFFSET = 2n ** 63n - 1n;
+
+export type OpenMode = 'read' | 'replace';
+
+/** Rethrows an OS error in the protocol's terms. */
+function osFailure(error: unknown): never {
+  throw error instanceof ProtocolError ? error : fsError(error);
+}
+
+export class FileHandles {
+  private readonly open = new Map<string, FileHandle>();
+
+  async openFile(handleId: string, native: string, mode: OpenMode): Promise<{ handleId: string }> {
+    if (this.open.has(handleId)) throw Errors.handleExists(handleId);
+    if (this.open.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
+    const file = await fs.open(native, mode === 'read' ? 'r' : 'w').catch(osFailure);
+    if (this.open.has(handleId)) {
+      // A concurrent open of the same id finished first.
+      await file.close();
+      throw Errors.handleExists(handleId);
+    }
+    if (mode === 'read' && (await file.stat()).isDirectory()) {
+      await file.close();
+      throw Errors.notAFile(native);
+    }
+    this.open.set(handleId, file);
+    return { handleId };
+  }
+
+  async read(handleId: string, offset: number, length: number): Promise<{ chunk: Base64Payload; eof: boolean }> {
+    if (length < 1 || length > MAX_BLOCK_BYTES) throw Errors.readBlockLength(MAX_BLOCK_BYTES);
+    const file = this.handle(handleId);
+    const buffer = Buffer.allocUnsafe(length);
+    let filled = 0;
+    try {
+      while (filled < length) {
+        const { bytesRead } = await file.read(buffer, filled, length - filled, offset + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+    } catch (error) {
+      // The reference drops a handle whose read failed.
+      this.open.delete(handleId);
+      await file.close().catch(() => undefined);
+      osFailure(error);
+    }
+    return { chunk: new Base64Payload(buffer.subarray(0, filled)), eof: filled < length };
+  }
+
+  async write(handleId: string, offset: number, bytes: Buffer): Promise<Record<string, never>> {
+    if (bytes.length < 1 || bytes.length > MAX_BLOCK_BYTES) throw Errors.writeBlockLength(MAX_BLOCK_BYTES);
+    if (BigInt(offset) + BigInt(bytes.length) > MAX_FILE_OFFSET) throw Errors.writeBlockRange();
+    const file = this.handle(handleId);
+    let written = 0;
+    try {
+      while (written < bytes.length) {
+        written += (await file.write(bytes, written, bytes.length - written, offset + written)).bytesWritten;
+      }
+    } catch (error) {
+      osFailure(error);
+    }
+    return {};
+  }
+
+  /** Always `{}`: closing an unknown or closed handle is not an error. */
+  async close(handleId: string): Promise<Record<string, never>> {
+    const file = this.open.get(handleId);
+    this.open.delete(handleId);
+    await file?.close().catch(() => undefined);
+    return {};
+  }
+
+  /** Closes every handle (the connection is ending). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.open.keys()].map((handleId) => this.close(handleId)));
+  }
+
+  private handle(handleId: string): FileHandle {
+    const file = this.open.get(handleId);
+    if (!file) throw Errors.unknownHandle(handleId);
+    return file;
+  }
+}

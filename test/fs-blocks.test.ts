@@ -1,0 +1,160 @@
+/**
+ * fs/open, fs/readBlock, fs/writeBlock, fs/close (generation 2): our
+ * answers, and the same requests to Codex 0.169.0's exec-server when it is
+ * installed (normalized answers equal, files on disk equal).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Contestant, contestants, hasReference, normalize } from './support/differential.js';
+import { b64 } from './support/server-process.js';
+
+let root: string;
+let servers: Contestant[];
+const uri = (relative: string) => pathToFileURL(path.join(root, relative)).href;
+let next = 0;
+
+beforeAll(async () => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'blocks-')));
+  servers = await contestants();
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((contestant) => contestant.dispose()));
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs `steps` against every contestant in its own copy of `files`; the normalized answers and resulting files. */
+async function scenario(files: Record<string, string>, steps: Array<[string, Record<string, unknown>]>) {
+  const outcomes: Record<string, { answers: unknown[]; files: Record<string, string> }> = {};
+  for (const { name, server } of servers) {
+    const dir = `s${++next}-${name}`;
+    fs.mkdirSync(path.join(root, dir));
+    for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(root, dir, file), text);
+    const answers: unknown[] = [];
+    for (const [method, params] of steps) {
+      const withPaths = JSON.parse(JSON.stringify(params).replaceAll('@/', `${uri(dir)}/`));
+      const response = await server.call(method, withPaths);
+      answers.push(normalize(response.error ?? response.result, path.join(root, dir)));
+    }
+    const after = Object.fromEntries(
+      fs.readdirSync(path.join(root, dir)).map((file) => [file, fs.readFileSync(path.join(root, dir, file), 'latin1')]),
+    );
+    outcomes[name] = { answers, files: after };
+  }
+  if (hasReference) expect(outcomes.ours).toEqual(outcomes.reference);
+  return outcomes.ours!;
+}
+
+describe('block file I/O', () => {
+  it('reads in blocks, eof when a read comes back short', async () => {
+    const { answers } = await scenario({ 'a.txt': 'hello world\n' }, [
+      ['fs/open', { handleId: 'r', path: '@/a.txt' }],
+      ['fs/readBlock', { handleId: 'r', offset: 0, len: 5 }],
+      ['fs/readBlock', { handleId: 'r', offset: 0, len: 12 }],
+      ['fs/readBlock', { handleId: 'r', offset: 6, len: 100 }],
+      ['fs/readBlock', { handleId: 'r', offset: 12, len: 1 }],
+      ['fs/readBlock', { handleId: 'r', offset: 99, len: 1 }],
+      ['fs/close', { handleId: 'r' }],
+      ['fs/close', { handleId: 'r' }],
+    ]);
+    expect(answers).toEqual([
+      { handleId: 'r' },
+      { chunk: b64('hello'), eof: false },
+      { chunk: b64('hello world\n'), eof: false },
+      { chunk: b64('world\n'), eof: true },
+      { chunk: '', eof: true },
+      { chunk: '', eof: true },
+      {},
+      {},
+    ]);
+  });
+
+  it('replaces a file in place: truncated at open, blocks at any offset, gaps as zeros', async () => {
+    const { answers, files } = await scenario({ 'w.txt': 'old content' }, [
+      ['fs/open', { handleId: 'w', path: '@/w.txt', mode: 'replace' }],
+      ['fs/writeBlock', { handleId: 'w', offset: 0, chunk: b64('hello') }],
+      ['fs/writeBlock', { handleId: 'w', offset: 2, chunk: b64('XY') }],
+      ['fs/writeBlock', { handleId: 'w', offset: 8, chunk: b64('!') }],
+      ['fs/close', { handleId: 'w' }],
+      ['fs/open', { handleId: 'n', path: '@/new.txt', mode: 'replace' }],
+      ['fs/close', { handleId: 'n' }],
+    ]);
+    expect(answers).toEqual([{ handleId: 'w' }, {}, {}, {}, {}, { handleId: 'n' }, {}]);
+    expect(files).toEqual({ 'w.txt': 'heXYo\0\0\0!', 'new.txt': '' });
+  });
+
+  it('refuses what the reference refuses, with its codes and texts', async () => {
+    const { answers } = await scenario({ 'a.txt': 'abc' }, [
+      ['fs/open', { handleId: 'r', path: '@/a.txt' }],
+      ['fs/open', { handleId: 'r', path: '@/missing' }],
+      ['fs/open', { handleId: 'x', path: '@/missing' }],
+      ['fs/open', { handleId: 'x', path: '@/' }],
+      ['fs/readBlock', { handleId: 'r', offset: 0, len: 0 }],
+      ['fs/readBlock', { handleId: 'r', offset: 0, len: 1048577 }],
+      ['fs/readBlock', { handleId: 'nope', offset: 0, len: 1 }],
+      ['fs/writeBlock', { handleId: 'nope', offset: 0, chunk: b64('x') }],
+      ['fs/writeBlock', { handleId: 'r', offset: 0, chunk: '' }],
+      ['fs/writeBlock', { handleId: 'r', offset: 0, chunk: '!!!!' }],
+      ['fs/writeBlock', { handleId: 'r', offset: 0, chunk: b64('x') }],
+      ['fs/readBlock', { handleId: 'r', offset: 0, len: 3 }],
+      ['fs/close', { handleId: 'nope' }],
+      ['fs/close', { handleId: 'r' }],
+    ]);
+    expect(answers).toEqual([
+      { handleId: 'r' },
+      { code: -32600, message: 'file handle `r` already exists' },
+      { code: -32004, message: 'No such file or directory (os error 2)' },
+      { code: -32600, message: 'path `R` is not a file' },
+      { code: -32600, message: 'file read block length must be between 1 and 1048576' },
+      { code: -32600, message: 'file read block length must be between 1 and 1048576' },
+      { code: -32004, message: 'unknown file handle `nope`' },
+      { code: -32004, message: 'unknown file handle `nope`' },
+      { code: -32600, message: 'file write block length must be between 1 and 1048576' },
+      { code: -32602, message: 'Invalid symbol 33, offset 0.' },
+      { code: -32603, message: 'Bad file descriptor (os error 9)' },
+      { chunk: b64('abc'), eof: false },
+      {},
+      {},
+    ]);
+  });
+
+  it('drops a handle whose read failed, and keeps one whose write failed', async () => {
+    const { answers } = await scenario({}, [
+      ['fs/open', { handleId: 'w', path: '@/f', mode: 'replace' }],
+      ['fs/readBlock', { handleId: 'w', offset: 0, len: 1 }],
+      ['fs/writeBlock', { handleId: 'w', offset: 0, chunk: b64('x') }],
+    ]);
+    expect(answers).toEqual([
+      { handleId: 'w' },
+      { code: -32603, message: 'Bad file descriptor (os error 9)' },
+      { code: -32004, message: 'unknown file handle `w`' },
+    ]);
+  });
+
+  it('allows at most 128 open handles per connection', async () => {
+    const steps: Array<[string, Record<string, unknown>]> = [];
+    for (let i = 0; i < 129; i++) steps.push(['fs/open', { handleId: `h${i}`, path: '@/a' }]);
+    steps.push(['fs/close', { handleId: 'h0' }], ['fs/open', { handleId: 'again', path: '@/a' }]);
+    for (let i = 1; i < 128; i++) steps.push(['fs/close', { handleId: `h${i}` }]);
+    const { answers } = await scenario({ a: 'x' }, steps);
+    expect(answers[127]).toEqual({ handleId: 'h127' });
+    expect(answers[128]).toEqual({ code: -32600, message: 'at most 128 file handles may be open per connection' });
+    expect(answers[130]).toEqual({ handleId: 'again' });
+  });
+
+  it('names the field of an unknown mode, as every params error does', async () => {
+    const ours = servers.find((contestant) => contestant.name === 'ours')!.server;
+    expect(await ours.error('fs/open', { handleId: 'x', path: uri('a'), mode: 'bogus' })).toEqual({
+      code: -32602,
+      message: 'mode: unknown variant `bogus`, expected `read` or `replace`',
+    });
+  });
+
+  it('refuses fs/readFile of a directory with generation 2 wording', async () => {
+    const { answers } = await scenario({}, [['fs/readFile', { path: '@/' }]]);
+    expect(answers).toEqual([{ code: -32600, message: 'path `R` is not a file' }]);
+  });
+});
