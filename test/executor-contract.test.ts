@@ -1,7 +1,10 @@
 /** One contract, every executor: behaviour cannot drift between local and remote. */
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecServerError, type Executor, type ProcessEvent } from '../src/index.js';
 import { executorKinds } from './support/executors.js';
@@ -84,6 +87,20 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
     expect(events.get(processId)!.find((e) => e.type === 'exited')).toMatchObject({
       exitCode: executor.protocolGeneration === 2 ? 137 : -1,
     });
+  });
+
+  it('streams files through the block methods, byte-exact, and walks trees with native paths', async () => {
+    const data = randomBytes(5 * 1024 * 1024 + 17);
+    const file = path.join(dir, 'streamed.bin');
+    await pipeline(Readable.from([data.subarray(0, 3), data.subarray(3)]), executor.openWrite(file));
+    expect(createHash('sha256').update(fs.readFileSync(file)).digest('hex')).toBe(createHash('sha256').update(data).digest('hex'));
+    const read: Buffer[] = [];
+    for await (const part of executor.openRead(file, { blockSize: 300_000 })) read.push(part as Buffer);
+    expect(Buffer.concat(read).equals(data)).toBe(true);
+    const walked = await executor.walk(dir, { maxDepth: 0 });
+    expect(walked.entries).toContainEqual({ path: file, kind: 'file' });
+    const missing = executor.openRead(path.join(dir, 'missing'));
+    await expect(new Promise((_resolve, reject) => missing.on('error', reject))).rejects.toMatchObject({ code: -32004 });
   });
 
   it('fails with the same codes and messages', async () => {

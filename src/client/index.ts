@@ -8,6 +8,7 @@ export {
   type HttpResponse,
   type HttpStreamResponse,
 } from './options.js';
+export { MAX_BLOCK_BYTES, type FileStreamOptions } from './file-streams.js';
 export { ProcessSession, type ProcessEvent, type ReadOptions, type ReadResult } from './process-session.js';
 export { ExecServerError, ExecServerClientError, DISCONNECTED, type ClientErrorKind } from './errors.js';
 export type { RunOptions, RunResult } from './run.js';

@@ -7,9 +7,20 @@
  */
 import { bytesOf } from '../protocol/base64-payload.js';
 import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
-import type { EnvironmentInfoResult, FsDirectoryEntry, FsMetadataResult, WriteStatus } from '../protocol/types.js';
+import type {
+  EnvironmentInfoResult,
+  FsDirectoryEntry,
+  FsMetadataResult,
+  FsWalkResult,
+  WalkOptions,
+  WriteStatus,
+} from '../protocol/types.js';
+import type { Readable, Writable } from 'node:stream';
+import { blockReader, blockWriter, type FileStreamOptions } from './file-streams.js';
 import { decodeReadResult, type ReadOptions, type ReadResult } from './process-session.js';
 import type { ServerGeneration } from './server-generation.js';
+
+const WALK_DEFAULTS: WalkOptions = { maxDepth: 64, maxDirectories: 10_000, maxEntries: 50_000, followDirectorySymlinks: false };
 
 export abstract class ProtocolFacade {
   /** Sends one request of the protocol table and resolves with its result. */
@@ -83,6 +94,31 @@ export abstract class ProtocolFacade {
       destinationPath: speech.path(destinationPath),
       recursive: options.recursive,
     });
+  }
+
+  /**
+   * Lists a tree breadth-first within limits (generation 2's `fs/walk`;
+   * defaults: depth 64, 10,000 directories, 50,000 entries, symlinks not
+   * followed). Paths come back native.
+   */
+  async walk(root: string, options: Partial<WalkOptions> = {}): Promise<FsWalkResult> {
+    const speech = this.speech();
+    const result = await this.call('fs/walk', { path: speech.path(root), options: { ...WALK_DEFAULTS, ...options } });
+    return {
+      entries: result.entries.map((entry) => ({ ...entry, path: speech.fromServer(entry.path) })),
+      errors: result.errors.map((error) => ({ ...error, path: speech.fromServer(error.path) })),
+      truncated: result.truncated,
+    };
+  }
+
+  /** The file as a Readable, read in blocks (`fs/open` and `fs/readBlock`): bounded memory for any size. */
+  openRead(file: string, options?: FileStreamOptions): Readable {
+    return blockReader((method, params) => this.call(method, params), this.speech().path(file), options);
+  }
+
+  /** A Writable that replaces the file (truncated at once), written in blocks with `fs/writeBlock`. */
+  openWrite(file: string, options?: FileStreamOptions): Writable {
+    return blockWriter((method, params) => this.call(method, params), this.speech().path(file), options);
   }
 
   /** The canonical form of a path, as a native path. */

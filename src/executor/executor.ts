@@ -5,7 +5,9 @@
  * (`ExecServerError` with the protocol's code and message) match.
  */
 import type { ProcessEvent, ReadResult } from '../client/process-session.js';
-import type { FsDirectoryEntry, FsMetadataResult, ProcessStartParams, WriteStatus } from '../protocol/types.js';
+import type { Readable, Writable } from 'node:stream';
+import type { FileStreamOptions } from '../client/file-streams.js';
+import type { FsDirectoryEntry, FsMetadataResult, FsWalkResult, ProcessStartParams, WalkOptions, WriteStatus } from '../protocol/types.js';
 
 export type { ProcessEvent };
 
@@ -47,6 +49,11 @@ export interface Executor {
   remove(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
   copy(sourcePath: string, destinationPath: string, options: { recursive: boolean }): Promise<void>;
   canonicalize(path: string): Promise<string>;
+  walk(root: string, options?: Partial<WalkOptions>): Promise<FsWalkResult>;
+  /** The file as a Readable over the block methods (bounded memory for any size). */
+  openRead(path: string, options?: FileStreamOptions): Readable;
+  /** A Writable that replaces the file, over the block methods. */
+  openWrite(path: string, options?: FileStreamOptions): Writable;
 
   /** Kills what is still running and releases the executor. */
   close(): Promise<void>;

@@ -45,6 +45,9 @@ export type FsMetadataResult = z.output<typeof R.FsMetadataResult>;
 export type FsDirectoryEntry = z.output<typeof R.FsDirectoryEntry>;
 export type FsReadDirectoryResult = z.output<typeof R.FsReadDirectoryResult>;
 export type FsCanonicalizeResult = z.output<typeof R.FsCanonicalizeResult>;
+export type FsWalkParams = z.input<typeof S.FsWalkParams>;
+export type WalkOptions = FsWalkParams['options'];
+export type FsWalkResult = z.output<typeof R.FsWalkResult>;
 
 export type HttpRequestParams = z.input<typeof S.HttpRequestParams>;
 export type HttpHeader = z.output<typeof R.HttpHeader>;

@@ -1,0 +1,136 @@
+/**
+ * Files as Node streams over the block methods (generation 2): `fs/open`,
+ * then `fs/readBlock` or `fs/writeBlock` in blocks of at most 1 MiB, then
+ * `fs/close`. A few blocks are in flight at once, and no more: memory stays
+ * bounded and backpressure reaches the server.
+ */
+import { randomUUID } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { bytesOf } from '../protocol/base64-payload.js';
+import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+
+/** The largest block the protocol allows. */
+export const MAX_BLOCK_BYTES = 1024 * 1024;
+const IN_FLIGHT = 4;
+
+type Call = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ProducedResultOf<M>>;
+
+export interface FileStreamOptions {
+  /** Bytes per request, at most 1 MiB (the default). */
+  blockSize?: number;
+}
+
+function blockSizeOf(options: FileStreamOptions): number {
+  const size = options.blockSize ?? MAX_BLOCK_BYTES;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_BLOCK_BYTES)
+    throw new RangeError(`blockSize must be between 1 and ${MAX_BLOCK_BYTES}, got ${size}`);
+  return size;
+}
+
+/** Starts a request whose failure is awaited later: no unhandled rejection meanwhile. */
+function started<T>(request: Promise<T>): Promise<T> {
+  request.catch(() => undefined);
+  return request;
+}
+
+/** A Readable of the file at `path` (as the server wants paths). */
+export function blockReader(call: Call, path: string, options: FileStreamOptions = {}): Readable {
+  const blockSize = blockSizeOf(options);
+  const handleId = `read-${randomUUID()}`;
+  let opened = false;
+  let offset = 0;
+  let ended = false;
+  let delivering = false;
+  const pending: Array<Promise<ProducedResultOf<'fs/readBlock'>>> = [];
+  const stream: Readable = new Readable({
+    highWaterMark: blockSize * IN_FLIGHT,
+    construct(callback) {
+      call('fs/open', { handleId, path, mode: 'read' }).then(() => {
+        opened = true;
+        callback();
+      }, callback);
+    },
+    read() {
+      void deliver();
+    },
+    destroy(error, callback) {
+      const close = opened ? call('fs/close', { handleId }) : Promise.resolve();
+      close.then(
+        () => callback(error),
+        (closeError: Error) => callback(error ?? closeError),
+      );
+    },
+  });
+  /** Pushes blocks in file order, keeping IN_FLIGHT reads ahead, until the stream has enough. */
+  async function deliver(): Promise<void> {
+    if (delivering) return;
+    delivering = true;
+    try {
+      while (!ended) {
+        while (pending.length < IN_FLIGHT) {
+          pending.push(started(call('fs/readBlock', { handleId, offset, len: blockSize })));
+          offset += blockSize;
+        }
+        const { chunk, eof } = await pending.shift()!;
+        const bytes = bytesOf(chunk);
+        const wantsMore = bytes.length === 0 || stream.push(bytes);
+        if (eof) {
+          ended = true;
+          pending.length = 0; // reads past the end answer empty: nothing to wait for
+          stream.push(null);
+        }
+        if (!wantsMore) break;
+      }
+    } catch (error) {
+      stream.destroy(error as Error);
+    } finally {
+      delivering = false;
+    }
+  }
+  return stream;
+}
+
+/** A Writable that replaces the file at `path` (truncated when opened, as `fs/open` mode replace does). */
+export function blockWriter(call: Call, path: string, options: FileStreamOptions = {}): Writable {
+  const blockSize = blockSizeOf(options);
+  const handleId = `write-${randomUUID()}`;
+  let opened = false;
+  let offset = 0;
+  const pending: Array<Promise<unknown>> = [];
+  const send = async (bytes: Buffer) => {
+    for (let start = 0; start < bytes.length; start += blockSize) {
+      const block = bytes.subarray(start, start + blockSize);
+      pending.push(started(call('fs/writeBlock', { handleId, offset, chunk: block.toString('base64') })));
+      offset += block.length;
+      if (pending.length >= IN_FLIGHT) await pending.shift();
+    }
+  };
+  return new Writable({
+    highWaterMark: blockSize,
+    construct(callback) {
+      call('fs/open', { handleId, path, mode: 'replace' }).then(() => {
+        opened = true;
+        callback();
+      }, callback);
+    },
+    write(chunk: Buffer, _encoding, callback) {
+      send(chunk).then(() => callback(), callback);
+    },
+    final(callback) {
+      Promise.all(pending.splice(0))
+        .then(() => call('fs/close', { handleId }))
+        .then(() => {
+          opened = false;
+          callback();
+        }, callback);
+    },
+    destroy(error, callback) {
+      Promise.allSettled(pending.splice(0))
+        .then(() => (opened ? call('fs/close', { handleId }) : undefined))
+        .then(
+          () => callback(error),
+          (closeError: Error) => callback(error ?? closeError),
+        );
+    },
+  });
+}
