@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { rawFileMiBps, rawPipeMiBps, rawPtyMiBps } from './bench/raw.mjs';
+import { blockTransfer, rawCopyMiBps, removeBlockSource } from './bench/blocks.mjs';
 import { sandboxOverhead } from './bench/sandbox.mjs';
 import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
 import {
@@ -27,12 +28,28 @@ import {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
-  options: { peer: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+  options: {
+    peer: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'block-mib': { type: 'string' },
+  },
 });
 const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
 /** A bare Node server that only spawns: the floor for the spawn workload. */
 const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
 const runs = values.quick ? 1 : 3;
+const blockBytes = Number(values['block-mib'] ?? 256) * 1024 * 1024;
+/** The median of each block figure over the runs; exact only if every run was. */
+const combineBlocks = (results) => ({
+  ...Object.fromEntries(
+    ['readMiBps', 'readRssGrowthMiB', 'readCpuMs', 'writeMiBps', 'writeRssGrowthMiB', 'writeCpuMs'].map((key) => [
+      key,
+      median(results.map((r) => r[key])),
+    ]),
+  ),
+  exact: results.every((r) => r.exact),
+});
 
 /**
  * The spawn latency with a bare Node server (`bench/floor-server.mjs`) as one
@@ -102,6 +119,7 @@ async function measureAll(commands) {
     ['files', each((command) => fileTransfer(command, scratch, runs))],
     ['http', each((command) => httpRoundTrip(command, httpUrl))],
     ['sandbox', each((command) => sandboxOverhead(command))],
+    ['blocks', (all) => alternating(all, (command) => blockTransfer(command, blockBytes), combineBlocks)],
   ];
   const results = mapValues(commands, () => ({}));
   const only = values.only?.split(',');
@@ -153,6 +171,12 @@ async function main() {
     ['sandboxed spawn p50 ms', 'sandbox', 'sandboxedP50'],
     ['sandboxed spawn p99 ms', 'sandbox', 'sandboxedP99'],
     ['sandbox adds p50 ms', 'sandbox', 'addedP50'],
+    ['readBlock MiB/s', 'blocks', 'readMiBps'],
+    ['readBlock RSS +MiB', 'blocks', 'readRssGrowthMiB'],
+    ['readBlock server CPU ms', 'blocks', 'readCpuMs'],
+    ['writeBlock MiB/s', 'blocks', 'writeMiBps'],
+    ['writeBlock RSS +MiB', 'blocks', 'writeRssGrowthMiB'],
+    ['writeBlock server CPU ms', 'blocks', 'writeCpuMs'],
   ];
   console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
   for (const [label, workload, field] of rows) {
@@ -176,6 +200,14 @@ async function main() {
   console.log(
     `fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`,
   );
+  if (ours.blocks && !ours.blocks.error) {
+    const rawCopy = await rawCopyMiBps(os.tmpdir(), blockBytes);
+    const of = (result, key) => fmt(result?.[key] / rawCopy, 2);
+    console.log(
+      `block I/O (${blockBytes / MiB} MiB) as a fraction of Node's own copy (${fmt(rawCopy)} MiB/s): readBlock ${of(ours.blocks, 'readMiBps')}, writeBlock ${of(ours.blocks, 'writeMiBps')}${peer ? ` (peer: ${of(peer.blocks, 'readMiBps')}, ${of(peer.blocks, 'writeMiBps')})` : ''}; SHA-256 exact: ${ours.blocks.exact}${peer ? ` (peer: ${peer.blocks?.exact})` : ''}`,
+    );
+    removeBlockSource();
+  }
   // In a fresh process: the local executor forks children from it, and fork() slows down as
   // the parent's memory grows (this process has just moved gigabytes through its buffers).
   if (!values.only || values.only.split(',').includes('client'))

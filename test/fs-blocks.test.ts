@@ -158,3 +158,29 @@ describe('block file I/O', () => {
     expect(answers).toEqual([{ code: -32600, message: 'path `R` is not a file' }]);
   });
 });
+
+describe('large answers streamed side by side', () => {
+  it('never interleaves a streamed payload line with other lines, even when the client stalls', async () => {
+    const ours = servers.find((contestant) => contestant.name === 'ours')!.server;
+    const data = Buffer.alloc(8 * 1024 * 1024);
+    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE(i, i);
+    const file = path.join(root, 'interleave.bin');
+    fs.writeFileSync(file, data);
+    await ours.request('fs/open', { handleId: 'big', path: pathToFileURL(file).href });
+    ours.child.stdout.pause(); // the server's writes back up: payload lines wait for 'drain' midway
+    const reads = Array.from({ length: 8 }, (_, i) =>
+      ours.request('fs/readBlock', { handleId: 'big', offset: i * 1024 * 1024, len: 1024 * 1024 }),
+    );
+    const small = Array.from({ length: 8 }, () => ours.request('fs/getMetadata', { path: pathToFileURL(file).href }));
+    const started = ours.start('chatty', ['sh', '-c', 'for i in $(seq 50); do echo line $i; done']);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // let the backlog build up
+    ours.child.stdout.resume();
+    await started;
+    const blocks = await Promise.all(reads);
+    expect(Buffer.concat(blocks.map((block) => Buffer.from(block.chunk, 'base64'))).equals(data)).toBe(true);
+    for (const metadata of await Promise.all(small)) expect(metadata.size).toBe(data.length);
+    await ours.waitClosed('chatty');
+    expect(ours.output('chatty').toString().split('\n').filter(Boolean)).toHaveLength(50);
+    await ours.request('fs/close', { handleId: 'big' });
+  });
+});

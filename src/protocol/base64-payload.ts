@@ -5,7 +5,16 @@
  * exists as one string (see `transport/line-writer.ts`).
  */
 export class Base64Payload {
-  constructor(readonly bytes: Buffer) {}
+  /** `onWritten`: called once the line writer has encoded the bytes (their buffer may then be reused). */
+  constructor(
+    readonly bytes: Buffer,
+    private readonly onWritten?: () => void,
+  ) {}
+
+  /** The bytes are on their way: a pooled buffer can go back to its pool. */
+  release(): void {
+    this.onWritten?.();
+  }
 
   toJSON(): string {
     return this.bytes.toString('base64');

@@ -15,8 +15,11 @@ import { BufferPool } from './buffer-pool.js';
 import { encodeOutputLine } from './output-line.js';
 
 const PLACEHOLDER = '\u0000exec-server-base64-payload\u0000';
-// A multiple of 3 bytes, so slices concatenate to one valid base64 string.
-const SLICE_BYTES = 3 * 1024 * 1024;
+// A multiple of 3 bytes, so slices concatenate to one valid base64 string;
+// small enough that each slice's string is young garbage (V8 allocates
+// strings over about 128 KiB in the old generation, which grows the heap
+// until a full collection). Payloads above one slice are streamed.
+const SLICE_BYTES = 48 * 1024;
 
 type Json = Record<string, unknown>;
 
@@ -31,6 +34,13 @@ function findLargePayload(value: Json): string | undefined {
     if (field instanceof Base64Payload && field.bytes.length > SLICE_BYTES) return key;
   }
   return undefined;
+}
+
+/** Small payloads went out inside the line: their buffers may be reused. */
+function releaseSmallPayloads(value: Json): void {
+  const result = value.result;
+  if (result === null || typeof result !== 'object') return;
+  for (const field of Object.values(result)) if (field instanceof Base64Payload) field.release();
 }
 
 function reorder(message: Json): Json {
@@ -54,7 +64,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   private closed = false;
   private readonly drainListeners: Array<() => void> = [];
   /** Lines waiting while a payload line is being streamed. */
-  private held: Array<() => void> | undefined;
+  private held: Array<{ write: () => void; bytes: number }> | undefined;
   private heldBytes = 0;
   private corked = false;
   private readonly lines = new BufferPool();
@@ -100,14 +110,18 @@ export class LineMessageWriter extends AbstractMessageWriter {
     if (this.closed) return Promise.resolve();
     const payloadKey = findLargePayload(value);
     // No replacer on the common path: a replacer function turns off V8's fast JSON.stringify.
-    if (payloadKey === undefined) return this.push(`${JSON.stringify(value)}\n`);
+    if (payloadKey === undefined) {
+      const line = `${JSON.stringify(value)}\n`;
+      releaseSmallPayloads(value);
+      return this.push(line);
+    }
     const result = value.result as Json;
     const payload = result[payloadKey] as Base64Payload;
     const text = JSON.stringify({ ...value, result: { ...result, [payloadKey]: PLACEHOLDER } });
     const at = text.indexOf(JSON.stringify(PLACEHOLDER));
     const head = text.slice(0, at + 1);
     const tail = `${text.slice(at + JSON.stringify(PLACEHOLDER).length - 1)}\n`;
-    return new Promise((resolve) => this.whenFree(() => void this.streamPayload(head, payload.bytes, tail).then(resolve)));
+    return new Promise((resolve) => this.whenFree(() => void this.streamPayload(head, payload, tail).then(resolve)));
   }
 
   /**
@@ -115,7 +129,8 @@ export class LineMessageWriter extends AbstractMessageWriter {
    * base64 of a 512 MiB file never sits in memory at once. Other lines wait
    * (`held`) until it is complete: nothing may be written into its middle.
    */
-  private async streamPayload(head: string, bytes: Buffer, tail: string): Promise<void> {
+  private async streamPayload(head: string, payload: Base64Payload, tail: string): Promise<void> {
+    const bytes = payload.bytes;
     this.held = [];
     this.output.write(head);
     for (let offset = 0; offset < bytes.length && !this.closed; offset += SLICE_BYTES) {
@@ -123,10 +138,12 @@ export class LineMessageWriter extends AbstractMessageWriter {
       if (!this.output.write(slice)) await this.drained();
     }
     this.output.write(tail, this.afterFlush);
-    const held = this.held;
+    payload.release();
+    const held = this.held ?? [];
     this.held = undefined;
     this.heldBytes = 0;
-    for (const write of held) write();
+    // Through whenFree again: a held payload line that starts streaming holds the ones after it.
+    for (const { write, bytes } of held) this.whenFree(write, bytes);
   }
 
   private drained(): Promise<void> {
@@ -162,7 +179,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
       write();
       return;
     }
-    this.held.push(write);
+    this.held.push({ write, bytes });
     this.heldBytes += bytes;
   }
 

@@ -15,6 +15,8 @@ import { fsError } from '../os-error.js';
 
 const MAX_HANDLES = 128;
 const MAX_BLOCK_BYTES = 1024 * 1024;
+/** Enough for the reads a client keeps in flight. */
+const SPARE_BUFFERS = 8;
 /** The largest offset + length a write may reach (i64::MAX, as the reference's file offsets). */
 const MAX_FILE_OFFSET = 2n ** 63n - 1n;
 
@@ -27,6 +29,8 @@ function osFailure(error: unknown): never {
 
 export class FileHandles {
   private readonly open = new Map<string, FileHandle>();
+  /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
+  private readonly spare: Buffer[] = [];
 
   async openFile(handleId: string, native: string, mode: OpenMode): Promise<{ handleId: string }> {
     if (this.open.has(handleId)) throw Errors.handleExists(handleId);
@@ -48,7 +52,7 @@ export class FileHandles {
   async read(handleId: string, offset: number, length: number): Promise<{ chunk: Base64Payload; eof: boolean }> {
     if (length < 1 || length > MAX_BLOCK_BYTES) throw Errors.readBlockLength(MAX_BLOCK_BYTES);
     const file = this.handle(handleId);
-    const buffer = Buffer.allocUnsafe(length);
+    const buffer = (length === MAX_BLOCK_BYTES && this.spare.pop()) || Buffer.allocUnsafe(length);
     let filled = 0;
     try {
       while (filled < length) {
@@ -62,7 +66,10 @@ export class FileHandles {
       await file.close().catch(() => undefined);
       osFailure(error);
     }
-    return { chunk: new Base64Payload(buffer.subarray(0, filled)), eof: filled < length };
+    const reuse = () => {
+      if (buffer.length === MAX_BLOCK_BYTES && this.spare.length < SPARE_BUFFERS) this.spare.push(buffer);
+    };
+    return { chunk: new Base64Payload(buffer.subarray(0, filled), reuse), eof: filled < length };
   }
 
   async write(handleId: string, offset: number, bytes: Buffer): Promise<Record<string, never>> {
