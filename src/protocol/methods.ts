@@ -232,6 +232,14 @@ export const Methods = {
     generations: [2],
     summary: 'Closes a file handle (always succeeds).',
   }),
+  'fs/watchMissing': spec({
+    params: P.FsWatchMissingParams,
+    struct: 'FsWatchMissingParams',
+    result: R.FsWatchMissingResult,
+    family: 'filesystem',
+    generations: [2],
+    summary: 'Watches for missing paths to appear (or a present one to go): one watch per connection, one notification.',
+  }),
   'http/request': spec({
     params: P.HttpRequestParams,
     struct: 'HttpRequestParams',
@@ -266,6 +274,12 @@ export const Notifications = {
     direction: 'toClient',
     generations: BOTH,
     summary: "A process's output ended: its last event.",
+  }),
+  'fs/missingChanged': notification({
+    params: R.FsMissingChangedNotification,
+    direction: 'toClient',
+    generations: [2],
+    summary: 'A path of the fs/watchMissing watch appeared, or its present path went (once per watch).',
   }),
   'http/request/bodyDelta': notification({
     params: R.HttpBodyDeltaNotification,
@@ -322,6 +336,7 @@ export const Method = {
   FsReadBlock: 'fs/readBlock',
   FsWriteBlock: 'fs/writeBlock',
   FsClose: 'fs/close',
+  FsWatchMissing: 'fs/watchMissing',
   HttpRequest: 'http/request',
 } as const satisfies Record<string, MethodName>;
 
@@ -331,4 +346,5 @@ export const Notification = {
   ProcessExited: 'process/exited',
   ProcessClosed: 'process/closed',
   HttpBodyDelta: 'http/request/bodyDelta',
+  FsMissingChanged: 'fs/missingChanged',
 } as const satisfies Record<string, NotificationName>;

@@ -101,6 +101,9 @@ export const FsReadBlockResult = z.object({
   eof: z.boolean(),
 });
 
+export const FsWatchMissingResult = z.object({ watching: z.boolean() });
+export const FsMissingChangedNotification = z.object({ watchId: z.number() });
+
 export const HttpHeader = z.object({ name: z.string(), value: z.string() });
 export const HttpRequestResult = z.object({
   status: z.number(),

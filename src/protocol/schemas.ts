@@ -193,6 +193,12 @@ export const FsWriteBlockParams = z.object(
   expecting('struct FsWriteBlockParams'),
 );
 
+/** Generation 2: `present` is one path, not a list. */
+export const FsWatchMissingParams = z.object(
+  { watchId: unsigned('u64'), missing: z.array(absolutePath(), expecting('a sequence')), present: absolutePath().nullish() },
+  expecting('struct FsWatchMissingParams'),
+);
+
 export const FsCloseParams = z.object({ handleId: str() }, expecting('struct FsCloseParams'));
 
 /** `valueEnvVar` (generation 2): the header's value continues with that variable of the server's environment. */

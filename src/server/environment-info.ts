@@ -47,7 +47,7 @@ const CAPABILITIES = {
   credentialMasking: false,
   credentialMaskingCustomProviders: false,
   capabilityDiscoverySandbox: false,
-  fsWatchMissing: false,
+  fsWatchMissing: true,
   capabilityDiscoveryV2: false,
   environmentConfigRead: false,
   httpHeaderEnvVars: true,

@@ -10,6 +10,7 @@ import type { OutputStream } from '../protocol/types.js';
 import { ClientGeneration, type Generation } from './client-generation.js';
 import { Dispatcher } from './dispatcher.js';
 import { FileHandles } from './fs/file-handles.js';
+import { MissingWatches } from './fs/missing-watch.js';
 import { serverHandlers } from './handlers/index.js';
 import { HttpClient } from './http/http-client.js';
 import { Lifecycle } from './lifecycle.js';
@@ -41,6 +42,7 @@ export class ServerSession {
   readonly processes: ProcessManager;
   private readonly http: HttpClient;
   private readonly files = new FileHandles();
+  private readonly watches = new MissingWatches((watchId) => this.notify(Notification.FsMissingChanged, { watchId }));
   private readonly dispatcher: Dispatcher;
 
   constructor(
@@ -63,6 +65,7 @@ export class ServerSession {
       processes: this.processes,
       http: this.http,
       files: this.files,
+      watches: this.watches,
       generation: () => this.generation.value,
     });
     const logger = options.logger ?? silentLogger;
@@ -80,6 +83,7 @@ export class ServerSession {
 
   /** Kills what still runs and waits for its last events; aborts HTTP streams; closes open files. */
   async shutdown(): Promise<void> {
+    this.watches.close();
     await Promise.all([this.processes.shutdown(), this.http.shutdown(), this.files.closeAll()]);
   }
 

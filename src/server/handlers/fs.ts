@@ -5,6 +5,7 @@ import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
 import { Errors } from '../../protocol/errors.js';
 import type { FileHandles } from '../fs/file-handles.js';
 import * as ops from '../fs/fs-operations.js';
+import type { MissingWatches } from '../fs/missing-watch.js';
 import { walk } from '../fs/walk.js';
 import { refuseConfinedFs } from '../unsupported-requests.js';
 
@@ -14,7 +15,11 @@ async function metadata(native: string, generation: Generation) {
   return generation === 2 ? { ...rest, size } : rest;
 }
 
-export function fsHandlers(generation: () => Generation, handles: FileHandles): HandlerGroup<MethodsOfFamily<'filesystem'>> {
+export function fsHandlers(
+  generation: () => Generation,
+  handles: FileHandles,
+  watches: MissingWatches,
+): HandlerGroup<MethodsOfFamily<'filesystem'>> {
   const unconfined = <P extends { sandbox?: unknown }>(params: P): P => {
     refuseConfinedFs(params.sandbox);
     return params;
@@ -44,6 +49,12 @@ export function fsHandlers(generation: () => Generation, handles: FileHandles): 
       return handles.write(params.handleId, params.offset, decoded.bytes);
     },
     'fs/close': (params) => handles.close(params.handleId),
+    'fs/watchMissing': (params) =>
+      watches.watch(
+        params.watchId,
+        params.missing.map((missing) => missing.native),
+        params.present?.native,
+      ),
     'fs/canonicalize': async (params) => {
       const { path } = await ops.canonicalize(unconfined(params).path.native);
       return { path: sameFormAs(params.path, path) };

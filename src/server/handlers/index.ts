@@ -2,6 +2,7 @@
 import type { Generation } from '../client-generation.js';
 import type { Handlers } from '../dispatcher.js';
 import type { FileHandles } from '../fs/file-handles.js';
+import type { MissingWatches } from '../fs/missing-watch.js';
 import { environmentInfo } from '../environment-info.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -14,17 +15,18 @@ export interface HandlerDependencies {
   processes: ProcessManager;
   http: HttpClient;
   files: FileHandles;
+  watches: MissingWatches;
   generation: () => Generation;
 }
 
-export function serverHandlers({ lifecycle, processes, http, files, generation }: HandlerDependencies): Handlers {
+export function serverHandlers({ lifecycle, processes, http, files, watches, generation }: HandlerDependencies): Handlers {
   return {
     // The environment in generation 2's shape: generation 1 clients ignore the member.
     initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2) }),
     ...processHandlers(processes),
     'environment/info': () => environmentInfo(generation()),
     'environment/status': () => ({ status: 'ready' }),
-    ...fsHandlers(generation, files),
+    ...fsHandlers(generation, files, watches),
     'http/request': (params, request) => http.request(params, request.decodeBase64),
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * `fs/watchMissing` (generation 2), as Codex 0.169's exec-server keeps it:
+ * one watch per connection, replaced by any request with a larger
+ * `watchId` (a smaller or equal one changes nothing and answers false). A
+ * watch notifies once (`fs/missingChanged`) when one of its `missing` paths,
+ * or a missing directory on the way to one, comes into existence, or when
+ * its `present` path disappears. It answers false when a `missing` path
+ * already exists (by lstat: a dangling symlink counts), when `missing` is
+ * empty, or when `present` does not exist.
+ *
+ * Each path is watched through the nearest directory that exists (inotify
+ * by `fs.watch`), for the one name that matters there.
+ */
+import fs, { type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { errnoCode, fsError } from '../os-error.js';
+
+/** lstat that says whether anything is there (a path under a file counts, as the reference has it). */
+function exists(target: string): boolean {
+  try {
+    fs.lstatSync(target);
+    return true;
+  } catch (error) {
+    return errnoCode(error) !== 'ENOENT';
+  }
+}
+
+/** The nearest existing ancestor of a missing path, and the name in it that would begin the path. */
+function watchPoint(missing: string): { dir: string; name: string } {
+  let child = missing;
+  for (let dir = path.dirname(missing); ; dir = path.dirname(dir)) {
+    if (exists(dir) || dir === path.dirname(dir)) return { dir, name: path.basename(child) };
+    child = dir;
+  }
+}
+
+class ActiveWatch {
+  private readonly watchers: FSWatcher[] = [];
+  /** For each missing path, the first of its components that is missing: its appearance fires. */
+  private readonly awaited: string[];
+  private fired = false;
+
+  constructor(
+    private readonly watchId: number,
+    missing: string[],
+    private readonly present: string | undefined,
+    private readonly notify: (watchId: number) => void,
+  ) {
+    const names = new Map<string, Set<string>>();
+    const add = (dir: string, name: string) => names.set(dir, (names.get(dir) ?? new Set()).add(name));
+    this.awaited = missing.map((target) => {
+      const { dir, name } = watchPoint(target);
+      add(dir, name);
+      return path.join(dir, name);
+    });
+    if (present) add(path.dirname(present), path.basename(present));
+    try {
+      for (const [dir, watched] of names) {
+        const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
+          if (name === null || watched.has(name.toString())) this.check();
+        });
+        watcher.on('error', () => this.check());
+        this.watchers.push(watcher);
+      }
+    } catch (error) {
+      this.close();
+      throw fsError(error);
+    }
+    this.check(); // it may have changed while the watchers were being set up
+  }
+
+  private check(): void {
+    if (this.fired) return;
+    const changed = this.awaited.some(exists) || (this.present !== undefined && !exists(this.present));
+    if (!changed) return;
+    this.fired = true;
+    this.close();
+    this.notify(this.watchId);
+  }
+
+  close(): void {
+    for (const watcher of this.watchers.splice(0)) watcher.close();
+  }
+}
+
+export class MissingWatches {
+  private mark = 0;
+  private current: ActiveWatch | undefined;
+
+  constructor(private readonly notify: (watchId: number) => void) {}
+
+  watch(watchId: number, missing: string[], present: string | undefined): { watching: boolean } {
+    if (watchId <= this.mark) return { watching: false };
+    this.mark = watchId;
+    this.close();
+    if (missing.length === 0 || missing.some(exists) || (present !== undefined && !exists(present))) return { watching: false };
+    this.current = new ActiveWatch(watchId, missing, present, this.notify);
+    return { watching: true };
+  }
+
+  close(): void {
+    this.current?.close();
+    this.current = undefined;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * fs/watchMissing and fs/missingChanged (generation 2): our server, and the
+ * same scenarios on Codex 0.169.0's exec-server when it is installed (the
+ * answers and notifications equal).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Contestant, contestants, hasReference } from './support/differential.js';
+import type { ServerProcess } from './support/server-process.js';
+
+let root: string;
+let scenarios = 0;
+
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'watch-')));
+});
+
+afterAll(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+type Step =
+  | ['watch', number, string[], string?]
+  | ['touch' | 'mkdir' | 'rm' | 'symlink', string]
+  | ['notified'] // waits (up to 5 s) for the next fs/missingChanged
+  | ['quiet']; // a round trip, then a short pause: no notification may have come
+
+const notifications = (server: ServerProcess) => server.messages.filter((message) => message.method === 'fs/missingChanged');
+
+/** Runs the steps on a fresh connection of every contestant, in its own directory; what each saw. */
+async function scenario(files: string[], steps: Step[], compare = true): Promise<unknown[]> {
+  const seen: Record<string, unknown[]> = {};
+  const servers: Contestant[] = await contestants();
+  for (const { name, server } of servers) {
+    const dir = path.join(root, `s${++scenarios}`);
+    fs.mkdirSync(dir);
+    for (const file of files) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), 'x');
+    }
+    const at = (relative: string) => path.join(dir, relative);
+    const uri = (relative: string) => pathToFileURL(at(relative)).href;
+    const log: unknown[] = [];
+    let consumed = notifications(server).length;
+    for (const step of steps) {
+      if (step[0] === 'watch') {
+        const [, watchId, missing, present] = step;
+        const params = { watchId, missing: missing.map(uri), ...(present ? { present: uri(present) } : {}) };
+        log.push(await server.request('fs/watchMissing', params));
+      } else if (step[0] === 'touch') fs.writeFileSync(at(step[1]), 'y');
+      else if (step[0] === 'mkdir') fs.mkdirSync(at(step[1]));
+      else if (step[0] === 'rm') fs.rmSync(at(step[1]), { recursive: true });
+      else if (step[0] === 'symlink') fs.symlinkSync('nowhere', at(step[1]));
+      else if (step[0] === 'notified') {
+        const count = consumed;
+        await server.waitFor((message) => message.method === 'fs/missingChanged' && notifications(server).length > count, 5000);
+        log.push(
+          ...notifications(server)
+            .slice(consumed)
+            .map((message) => message.params),
+        );
+        consumed = notifications(server).length;
+      } else {
+        await server.request('environment/status', null);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        log.push({ quiet: notifications(server).length === consumed });
+        consumed = notifications(server).length;
+      }
+    }
+    seen[name] = log;
+  }
+  await Promise.all(servers.map((contestant) => contestant.dispose()));
+  if (hasReference && compare) expect(seen.ours).toEqual(seen.reference);
+  return seen.ours!;
+}
+
+describe('fs/watchMissing', () => {
+  it('notifies once when a missing file appears', async () => {
+    expect(
+      await scenario([], [['watch', 1, ['later.txt']], ['touch', 'later.txt'], ['notified'], ['touch', 'later.txt'], ['quiet']]),
+    ).toEqual([{ watching: true }, { watchId: 1 }, { quiet: true }]);
+  });
+
+  it('notifies when a missing directory on the way appears, or a dangling symlink', async () => {
+    expect(await scenario([], [['watch', 5, ['deep/er/file.txt']], ['mkdir', 'deep'], ['notified']])).toEqual([
+      { watching: true },
+      { watchId: 5 },
+    ]);
+    expect(await scenario([], [['watch', 6, ['link']], ['symlink', 'link'], ['notified']])).toEqual([{ watching: true }, { watchId: 6 }]);
+  });
+
+  it('notifies when the present path goes, not when it changes', async () => {
+    // Not compared: the reference also notifies when the present file is rewritten (truncated), which its
+    // own rule ("modifying present's contents does not fire", PROTOCOL-V2 research) does not describe.
+    expect(await scenario(['here.txt'], [['watch', 2, ['gone'], 'here.txt'], ['touch', 'here.txt'], ['quiet']], false)).toEqual([
+      { watching: true },
+      { quiet: true },
+    ]);
+    expect(await scenario(['here.txt'], [['watch', 2, ['gone'], 'here.txt'], ['rm', 'here.txt'], ['notified']])).toEqual([
+      { watching: true },
+      { watchId: 2 },
+    ]);
+  });
+
+  it('ignores unrelated names in the same directory', async () => {
+    expect(await scenario([], [['watch', 3, ['wanted']], ['touch', 'unrelated'], ['quiet'], ['touch', 'wanted'], ['notified']])).toEqual([
+      { watching: true },
+      { quiet: true },
+      { watchId: 3 },
+    ]);
+  });
+
+  it('answers false for existing, empty and absent cases, and keeps one watch per connection by increasing id', async () => {
+    expect(
+      await scenario(
+        ['exists.txt'],
+        [
+          ['watch', 0, ['a']],
+          ['watch', 10, ['exists.txt']],
+          ['watch', 11, []],
+          ['watch', 12, ['a'], 'absent'],
+          ['watch', 13, ['a']],
+          ['watch', 13, ['b']],
+          ['watch', 12, ['b']],
+          ['watch', 14, ['b']],
+          ['touch', 'a'],
+          ['quiet'],
+          ['touch', 'b'],
+          ['notified'],
+        ],
+      ),
+    ).toEqual([
+      { watching: false },
+      { watching: false },
+      { watching: false },
+      { watching: false },
+      { watching: true },
+      { watching: false },
+      { watching: false },
+      { watching: true },
+      { quiet: true },
+      { watchId: 14 },
+    ]);
+  });
+});
