@@ -169,5 +169,11 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
     });
     expect(error).toEqual({ code: -32603, message: 'sandbox unavailable: bwrap not found (install bubblewrap)' });
     expect(fs.existsSync(path.join(outside, 'unconfined'))).toBe(false);
+    // Said up front too: in initialize's environmentInfo and in environment/info.
+    const initialized = noBwrap.messages.find((message) => message.result?.environmentInfo)!;
+    const unavailable = { available: false, type: 'linuxSeccomp', reason: 'sandbox unavailable: bwrap not found (install bubblewrap)' };
+    expect(initialized.result.environmentInfo.sandbox).toEqual(unavailable);
+    expect((await noBwrap.request('environment/info', {})).sandbox).toEqual(unavailable);
+    expect((await server.request('environment/info', {})).sandbox).toEqual({ available: true, type: 'linuxSeccomp' });
   });
 });

@@ -37,6 +37,8 @@ export const EnvironmentInfo = z.object({
   arch: z.string().optional(),
   homeDir: z.string().optional(),
   pid: z.number().optional(),
+  /** Whether sandbox policies can be enforced here (this server's addition). */
+  sandbox: z.object({ available: z.boolean(), type: z.literal('linuxSeccomp'), reason: z.string().optional() }).optional(),
 });
 
 export const InitializeResult = z.object({

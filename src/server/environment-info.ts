@@ -59,8 +59,17 @@ const CAPABILITIES = {
   linuxApprovedRootWritePreservesRestrictions: false,
 } as const;
 
+/** Whether `process/start` can enforce a sandbox policy here (bwrap found), and how. */
+export interface SandboxSupport {
+  available: boolean;
+  /** The `sandboxType` a confined start answers. */
+  type: 'linuxSeccomp';
+  /** Why not, when not. */
+  reason?: string;
+}
+
 /** The answer: `cwd` is a `file://` URI for generation 2, a native path for generation 1. */
-export function environmentInfo(generation: Generation): EnvironmentInfoResult {
+export function environmentInfo(generation: Generation, sandbox: SandboxSupport): EnvironmentInfoResult {
   const shell = shellPath();
   const cwd = process.cwd();
   return {
@@ -75,5 +84,6 @@ export function environmentInfo(generation: Generation): EnvironmentInfoResult {
     platformOs: process.platform,
     tempDir: pathToFileUri(os.tmpdir()),
     capabilities: { ...CAPABILITIES },
+    sandbox,
   };
 }

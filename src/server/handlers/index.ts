@@ -22,9 +22,9 @@ export interface HandlerDependencies {
 export function serverHandlers({ lifecycle, processes, http, files, watches, generation }: HandlerDependencies): Handlers {
   return {
     // The environment in generation 2's shape: generation 1 clients ignore the member.
-    initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2) }),
+    initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2, processes.sandboxSupport()) }),
     ...processHandlers(processes),
-    'environment/info': () => environmentInfo(generation()),
+    'environment/info': () => environmentInfo(generation(), processes.sandboxSupport()),
     'environment/status': () => ({ status: 'ready' }),
     ...fsHandlers(generation, files, watches),
     'http/request': (params, request) => http.request(params, request.decodeBase64),
