@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { rawFileMiBps, rawPipeMiBps, rawPtyMiBps } from './bench/raw.mjs';
 import { blockTransfer, rawCopyMiBps, removeBlockSource } from './bench/blocks.mjs';
 import { sandboxOverhead } from './bench/sandbox.mjs';
+import { startup } from './bench/startup.mjs';
 import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
 import {
   concurrency,
@@ -146,6 +147,14 @@ async function main() {
   const rawFile = await rawFileMiBps(scratch, runs);
   console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
   console.log(`ours: ${OURS}${values.peer ? `\npeer: ${values.peer}` : ''}\n`);
+  if (!values.only || values.only.split(',').includes('startup')) {
+    const times = await startup(OURS, values.peer);
+    console.log(
+      `startup (medians, ms; bare \`node -e 0\` ${fmt(times.bareNode)}): server spawn → initialize answered ${fmt(times.serverInitialize)} (${fmt(times.serverInitializeX, 2)}x)` +
+        `${values.peer ? `, peer ${fmt(times.peerInitialize)}` : ''}; import('exec-server') ${fmt(times.importPackage)} (${fmt(times.importPackageX, 2)}x); ` +
+        `import + spawn + run(['true']) + close ${fmt(times.importSpawnRunClose)} (${fmt(times.importSpawnRunCloseX, 2)}x)\n`,
+    );
+  }
   const results = await measureAll(values.peer ? { ours: OURS, peer: values.peer } : { ours: OURS });
   const ours = results.ours;
   const peer = results.peer;
