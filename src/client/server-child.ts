@@ -6,7 +6,7 @@
  * execa's own `cleanup` reaches only the direct child (and not at all with
  * `detached`), so the group kill and the exit hook are ours.
  */
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { onExit } from 'signal-exit';
 import type { Readable, Writable } from 'node:stream';
 
@@ -53,6 +53,8 @@ export class ServerChild {
 
   /** Spawns the server; rejects with the OS error text if it cannot start. */
   static async spawn(command: ServerCommand): Promise<ServerChild> {
+    // Loaded when a server is first spawned: importing the package must not pay for execa.
+    const { execa } = await import('execa');
     const subprocess = execa(command.command, command.args, {
       env: command.env,
       extendEnv: command.env === undefined,
