@@ -1,0 +1,144 @@
+/**
+ * Generation 2 beside Codex 0.169.0's own exec-server (when installed): the
+ * same requests to both, the answers that should agree compared after
+ * normalization. Each check also asserts our answer on its own, so the file
+ * tests something without the reference too.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Contestant, contestants, hasReference, normalize } from './support/differential.js';
+import { closeLoopback, listenLoopback } from './support/loopback.js';
+import { b64, BASE_ENV } from './support/server-process.js';
+
+let root: string;
+let servers: Contestant[];
+let web: http.Server;
+let base: string;
+const uri = (relative = '') => pathToFileURL(path.join(root, relative)).href;
+
+beforeAll(async () => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'differential-')));
+  fs.writeFileSync(path.join(root, 'twelve.txt'), 'hello world\n');
+  web = http.createServer((request, response) => {
+    if (request.url === '/redirect') response.writeHead(302, { location: '/hello' }).end();
+    else response.end('hello');
+  });
+  base = await listenLoopback(web);
+  // The generation-2 client shows itself at once (Codex sends environment/info with null params).
+  servers = await contestants({ ...process.env, DIFF_SET: 'set' });
+  for (const { server } of servers) await server.request('environment/info', null);
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((contestant) => contestant.dispose()));
+  await closeLoopback(web);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** Every contestant's normalized answer (result or error) to one request; `ignored` members are not compared. */
+async function both(method: string, params: unknown, ignored: string[] = []): Promise<unknown> {
+  const answers: Record<string, unknown> = {};
+  for (const { name, server } of servers) {
+    const response = await server.call(method, params);
+    const answer = normalize(response.error ?? response.result, root) as Record<string, unknown>;
+    answers[name] = Object.fromEntries(Object.entries(answer).filter(([key]) => !ignored.includes(key)));
+  }
+  if (hasReference) expect(answers.ours).toEqual(answers.reference);
+  return answers.ours;
+}
+
+/** Runs a process on every contestant; its exit code (and sandboxDenied) once closed. */
+async function exitOf(processId: string, argv: string[], act?: (server: Contestant['server']) => Promise<void>): Promise<unknown> {
+  const answers: Record<string, unknown> = {};
+  for (const { name, server } of servers) {
+    const started = await server.request('process/start', { processId, argv, cwd: uri(), env: BASE_ENV, tty: false, pipeStdin: true });
+    expect(started).toEqual({ processId, sandboxType: 'none' });
+    await act?.(server);
+    await server.waitClosed(processId);
+    const exited = server.notifications(processId).find((message) => message.method === 'process/exited')!.params;
+    answers[name] = { exitCode: exited.exitCode, sandboxDenied: exited.sandboxDenied, output: server.output(processId).toString() };
+  }
+  if (hasReference) expect(answers.ours).toEqual(answers.reference);
+  return answers.ours;
+}
+
+describe('generation 2, side by side with the reference', () => {
+  it('answers environment/status and metadata with size', async () => {
+    expect(await both('environment/status', null)).toEqual({ status: 'ready' });
+    // Without createdAtMs: the reference's musl build reports 0, we report the birth time where the filesystem has one.
+    const { createdAtMs: _created, ...metadata } = (await both('fs/getMetadata', { path: uri('twelve.txt') }, ['createdAtMs'])) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata).toMatchObject({ isFile: true, size: 12 });
+  });
+
+  it('reports the same capability names', async () => {
+    const names: Record<string, string[]> = {};
+    for (const { name, server } of servers) names[name] = Object.keys((await server.request('environment/info', null)).capabilities).sort();
+    if (hasReference) expect(names.ours).toEqual(names.reference);
+    expect(names.ours).toContain('fsWatchMissing');
+  });
+
+  it('exits 128+signal after terminate and interrupt, and normally otherwise', async () => {
+    expect(await exitOf('normal', ['sh', '-c', 'echo out; exit 3'])).toEqual({ exitCode: 3, sandboxDenied: false, output: 'out\n' });
+    expect(
+      await exitOf('killed', ['sleep', '30'], async (server) => {
+        await server.request('process/terminate', { processId: 'killed' });
+      }),
+    ).toMatchObject({ exitCode: 137 });
+    expect(
+      await exitOf('interrupted', ['sleep', '30'], async (server) => {
+        await server.request('process/signal', { processId: 'interrupted', signal: 'interrupt' });
+      }),
+    ).toMatchObject({ exitCode: 130 });
+  });
+
+  it('applies a repeated writeId once and refuses an empty one', async () => {
+    const result = await exitOf('cat', ['cat'], async (server) => {
+      for (const [writeId, text] of [
+        ['1', 'a\n'],
+        ['1', 'a\n'],
+        ['2', 'b\n'],
+      ]) {
+        expect(await server.request('process/write', { processId: 'cat', chunk: b64(text!), writeId })).toEqual({ status: 'accepted' });
+      }
+      expect((await server.call('process/write', { processId: 'cat', chunk: '', writeId: '' })).error).toEqual({
+        code: -32602,
+        message: 'writeId must not be empty',
+      });
+      // closeStdin is our extension (the reference ignores it): end cat once its output is in.
+      await server.waitFor(() => server.output('cat').toString() === 'a\nb\n');
+      await server.request('process/terminate', { processId: 'cat' });
+    });
+    expect(result).toEqual({ exitCode: 137, sandboxDenied: false, output: 'a\nb\n' });
+  });
+
+  it('stops at a redirect when asked, and fills headers from the server environment', async () => {
+    const stopped = (await both('http/request', { method: 'GET', url: `${base}/redirect`, requestId: 'r1', redirectPolicy: 'stop' })) as {
+      status: number;
+      headers: Array<{ name: string; value: string }>;
+    };
+    expect(stopped.status).toBe(302);
+    expect(stopped.headers).toContainEqual({ name: 'location', value: '/hello' });
+    const header = (valueEnvVar: string) => ({
+      method: 'GET',
+      url: `${base}/hello`,
+      requestId: 'r2',
+      headers: [{ name: 'x-test', value: 'v-', valueEnvVar }],
+    });
+    expect(await both('http/request', header('DIFF_SET'))).toMatchObject({ status: 200, bodyBase64: b64('hello') });
+    expect(await both('http/request', header('DIFF_UNSET'))).toEqual({
+      code: -32602,
+      message: 'http/request header x-test requires executor environment variable DIFF_UNSET',
+    });
+  });
+
+  it('refuses fs/readFile of a directory and a native path where a URI belongs, alike', async () => {
+    expect(await both('fs/readFile', { path: uri() })).toEqual({ code: -32600, message: 'path `R` is not a file' });
+  });
+});
