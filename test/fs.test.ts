@@ -20,7 +20,7 @@ const at = (...parts: string[]) => path.join(dir, ...parts);
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
 
 describe('paths and errors (§4 common rules)', () => {
-  it('requires absolute path strings, and refuses a sandbox that asks for confinement', async () => {
+  it('requires absolute path strings, and refuses a sandbox policy it cannot enforce', async () => {
     for (const bad of ['', 'relative', '~/x']) {
       expect(await server.error('fs/getMetadata', { path: bad })).toEqual({
         code: -32602,
@@ -31,14 +31,14 @@ describe('paths and errors (§4 common rules)', () => {
       code: -32602,
       message: 'path: invalid type: integer `5`, expected path string',
     });
+    // A policy that cannot be enforced is refused before anything is touched (enforced ones: sandbox-fs.test.ts).
     expect(await server.error('fs/readFile', { path: '/tmp', sandbox: {} })).toEqual({
       code: -32602,
-      message:
-        'sandbox is not supported: sandbox permissions of type other than `disabled` ask for confinement, which this exec-server cannot enforce yet',
+      message: 'sandbox is not supported: sandbox permissions of type null; this exec-server cannot enforce it',
     });
     const managed = { permissions: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' } };
     expect((await server.error('fs/writeFile', { path: '/tmp/never-written', dataBase64: '', sandbox: managed })).message).toBe(
-      'sandbox is not supported: sandbox permissions of type `managed` ask for confinement, which this exec-server cannot enforce yet',
+      'sandbox is not supported: a file system without read access to the root; this exec-server cannot enforce it',
     );
     expect(fs.existsSync('/tmp/never-written')).toBe(false);
     for (const unconfined of [null, { permissions: { type: 'disabled' } }]) {

@@ -78,7 +78,7 @@ describe('environment/info and environment/status', () => {
     const claimed = Object.entries(info.capabilities)
       .filter(([, flag]) => flag === true)
       .map(([name]) => name);
-    expect(claimed.sort()).toEqual(['fileWriteStreaming', 'fsWatchMissing', 'httpHeaderEnvVars']);
+    expect(claimed.sort()).toEqual(['fileWriteStreaming', 'fsWatchMissing', 'httpHeaderEnvVars', 'sandboxedFileStreaming']);
     expect(info.shell.path).toMatch(/^\//);
     expect(info.pid).toBe(server.child.pid);
     expect(await server.request('environment/status', null)).toEqual({ status: 'ready' });

@@ -51,7 +51,7 @@ const CAPABILITIES = {
   capabilityDiscoveryV2: false,
   environmentConfigRead: false,
   httpHeaderEnvVars: true,
-  sandboxedFileStreaming: false,
+  sandboxedFileStreaming: true,
   fileWriteStreaming: true,
   shellSnapshotV2: false,
   windowsMxc: false,

@@ -11,6 +11,7 @@ import { ClientGeneration, type Generation } from './client-generation.js';
 import { Dispatcher } from './dispatcher.js';
 import { FileHandles } from './fs/file-handles.js';
 import { MissingWatches } from './fs/missing-watch.js';
+import { FsSandbox } from './sandbox/confined-fs.js';
 import { serverHandlers } from './handlers/index.js';
 import { HttpClient } from './http/http-client.js';
 import { Lifecycle } from './lifecycle.js';
@@ -66,6 +67,7 @@ export class ServerSession {
       http: this.http,
       files: this.files,
       watches: this.watches,
+      sandbox: new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR),
       generation: () => this.generation.value,
     });
     const logger = options.logger ?? silentLogger;

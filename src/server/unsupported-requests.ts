@@ -1,7 +1,7 @@
 /**
  * What a client may ask for that this server does not do (yet): a managed
- * network, shell snapshots, credential masking, and confinement of fs calls
- * (`process/start` enforces its sandbox: `sandbox/policy.ts`). Codex sends
+ * network, shell snapshots, credential masking (sandbox policies are
+ * enforced: `sandbox/policy.ts`). Codex sends
  * these members on every call, mostly empty; an empty one is accepted. One
  * that asks for something is refused with −32602 naming the member, never
  * ignored: nothing may run unconfined when its user asked for a sandbox.
@@ -16,26 +16,7 @@ export interface CodexExtras {
   credentialProviders?: unknown;
 }
 
-/** True for a sandbox that confines nothing: absent, null, or `permissions.type: "disabled"`. */
-function isUnconfined(sandbox: unknown): boolean {
-  if (sandbox === undefined || sandbox === null) return true;
-  const permissions = typeof sandbox === 'object' ? (sandbox as { permissions?: unknown }).permissions : undefined;
-  return typeof permissions === 'object' && permissions !== null && (permissions as { type?: unknown }).type === 'disabled';
-}
-
-function describeSandbox(sandbox: unknown): string {
-  const permissions =
-    typeof sandbox === 'object' && sandbox !== null ? (sandbox as { permissions?: { type?: unknown } }).permissions : undefined;
-  const type = typeof permissions?.type === 'string' ? `\`${permissions.type}\`` : 'other than `disabled`';
-  return `sandbox permissions of type ${type} ask for confinement, which this exec-server cannot enforce yet`;
-}
-
 const isEmpty = (value: unknown) => value === undefined || value === null || (Array.isArray(value) && value.length === 0);
-
-/** Throws −32602 if an fs call's `sandbox` asks for confinement: fs calls are not confined yet. */
-export function refuseConfinedFs(sandbox: unknown): void {
-  if (!isUnconfined(sandbox)) throw Errors.unsupportedMember('sandbox', describeSandbox(sandbox));
-}
 
 /** Throws −32602 for the first member that asks for more than this server does. */
 export function refuseUnsupported(params: CodexExtras): void {

@@ -13,6 +13,10 @@ export function managedPolicy(workspace: string, entries: object[], network = 'r
     permissions: { type: 'managed', file_system: { type: 'restricted', entries }, network },
     cwd: pathToFileURL(workspace).href,
     workspaceRoots: [pathToFileURL(workspace).href],
+    // Codex sends these too, and its own server requires windowsSandboxLevel.
+    windowsSandboxLevel: 'disabled',
+    windowsSandboxProxySettingsMode: 'reconcile',
+    useLegacyLandlock: false,
   };
 }
 

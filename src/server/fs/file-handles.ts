@@ -20,7 +20,8 @@ const SPARE_BUFFERS = 8;
 /** The largest offset + length a write may reach (i64::MAX, as the reference's file offsets). */
 const MAX_FILE_OFFSET = 2n ** 63n - 1n;
 
-export type OpenMode = 'read' | 'replace';
+/** `truncated`: a file already created or truncated (by the confined helper), opened for writing as it is. */
+export type OpenMode = 'read' | 'replace' | 'truncated';
 
 /** Rethrows an OS error in the protocol's terms. */
 function osFailure(error: unknown): never {
@@ -32,10 +33,16 @@ export class FileHandles {
   /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
   private readonly spare: Buffer[] = [];
 
-  async openFile(handleId: string, native: string, mode: OpenMode): Promise<{ handleId: string }> {
+  /** Throws the reference's −32600 when `handleId` is taken or no handle is left. */
+  checkOpenable(handleId: string): void {
     if (this.open.has(handleId)) throw Errors.handleExists(handleId);
     if (this.open.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
-    const file = await fs.open(native, mode === 'read' ? 'r' : 'w').catch(osFailure);
+  }
+
+  async openFile(handleId: string, native: string, mode: OpenMode): Promise<{ handleId: string }> {
+    this.checkOpenable(handleId);
+    const flags = mode === 'read' ? 'r' : mode === 'replace' ? 'w' : 'r+';
+    const file = await fs.open(native, flags).catch(osFailure);
     if (this.open.has(handleId)) {
       // A concurrent open of the same id finished first.
       await file.close();

@@ -69,10 +69,21 @@ export async function writeFile(file: string, dataBase64: string, decodeBase64: 
   return {};
 }
 
+/** Creates or truncates a file (what `fs/open` mode replace does first). */
+export async function truncate(file: string): Promise<Empty> {
+  await mapped(async () => (await fs.open(file, 'w')).close());
+  return {};
+}
+
 export async function createDirectory(dir: string, recursive: boolean): Promise<Empty> {
   await mapped(async () => {
     if (!recursive) return void (await fs.mkdir(dir));
-    await fs.mkdir(dir, { recursive: true });
+    // Node's recursive mkdir says ENOENT where the real error is another (a
+    // read-only file system, in a sandbox): a plain mkdir then gives it.
+    await fs.mkdir(dir, { recursive: true }).catch(async (error: unknown) => {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      await fs.mkdir(dir);
+    });
     // mkdir -p succeeds on an existing directory but must fail on anything else.
     const stat = await fs.stat(dir);
     if (!stat.isDirectory()) throw systemError('EEXIST');

@@ -1,4 +1,9 @@
-/** The `fs/*` handlers. A sandbox that asks for confinement is refused before anything is touched. */
+/**
+ * The `fs/*` handlers. Under a sandbox policy, writes run confined by bwrap
+ * (`sandbox/confined-fs.ts`); reads run here, since every accepted policy
+ * lets the whole file system be read; a policy asking for more than can be
+ * enforced is refused before anything is touched.
+ */
 import { sameFormAs } from '../../protocol/path-uri.js';
 import type { Generation } from '../client-generation.js';
 import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
@@ -7,7 +12,7 @@ import type { FileHandles } from '../fs/file-handles.js';
 import * as ops from '../fs/fs-operations.js';
 import type { MissingWatches } from '../fs/missing-watch.js';
 import { walk } from '../fs/walk.js';
-import { refuseConfinedFs } from '../unsupported-requests.js';
+import type { ConfinedOp, FsSandbox } from '../sandbox/confined-fs.js';
 
 /** `size` is a generation-2 member of `fs/getMetadata`'s answer (the target's size for a symlink). */
 async function metadata(native: string, generation: Generation) {
@@ -19,19 +24,42 @@ export function fsHandlers(
   generation: () => Generation,
   handles: FileHandles,
   watches: MissingWatches,
+  sandbox: FsSandbox,
 ): HandlerGroup<MethodsOfFamily<'filesystem'>> {
+  /** Reads: the policy is checked (and refused if unsupported), the call is not confined. */
   const unconfined = <P extends { sandbox?: unknown }>(params: P): P => {
-    refuseConfinedFs(params.sandbox);
+    sandbox.confinement(params.sandbox);
     return params;
+  };
+  /** Writes: run here without a policy, in the confined helper with one. */
+  const write = <T>(params: { sandbox?: unknown }, here: () => Promise<T>, op: ConfinedOp, args: object): Promise<T> => {
+    const confinement = sandbox.confinement(params.sandbox);
+    return confinement ? sandbox.run<T>(confinement, op, args) : here();
   };
   return {
     'fs/readFile': (params) => ops.readFile(unconfined(params).path.native, generation() === 2),
-    'fs/writeFile': (params, request) => ops.writeFile(unconfined(params).path.native, params.dataBase64, request.decodeBase64),
-    'fs/createDirectory': (params) => ops.createDirectory(unconfined(params).path.native, params.recursive ?? true),
+    'fs/writeFile': (params, request) => {
+      const path = params.path.native;
+      const confinement = sandbox.confinement(params.sandbox);
+      if (!confinement) return ops.writeFile(path, params.dataBase64, request.decodeBase64);
+      const decoded = request.decodeBase64(params.dataBase64);
+      if (!decoded.ok) throw Errors.writeFileBase64(decoded.error);
+      return sandbox.run(confinement, 'writeFile', { path }, decoded.bytes);
+    },
+    'fs/createDirectory': (params) => {
+      const args = { path: params.path.native, recursive: params.recursive ?? true };
+      return write(params, () => ops.createDirectory(args.path, args.recursive), 'createDirectory', args);
+    },
     'fs/getMetadata': (params) => metadata(unconfined(params).path.native, generation()),
     'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native),
-    'fs/remove': (params) => ops.remove(unconfined(params).path.native, params.recursive ?? true, params.force ?? true),
-    'fs/copy': (params) => ops.copy(unconfined(params).sourcePath.native, params.destinationPath.native, params.recursive),
+    'fs/remove': (params) => {
+      const args = { path: params.path.native, recursive: params.recursive ?? true, force: params.force ?? true };
+      return write(params, () => ops.remove(args.path, args.recursive, args.force), 'remove', args);
+    },
+    'fs/copy': (params) => {
+      const args = { source: params.sourcePath.native, destination: params.destinationPath.native, recursive: params.recursive };
+      return write(params, () => ops.copy(args.source, args.destination, args.recursive), 'copy', args);
+    },
     'fs/walk': async (params) => {
       const result = await walk(unconfined(params).path.native, params.options);
       const answer = (native: string) => sameFormAs(params.path, native);
@@ -41,7 +69,15 @@ export function fsHandlers(
         truncated: result.truncated,
       };
     },
-    'fs/open': (params) => handles.openFile(params.handleId, unconfined(params).path.native, params.mode ?? 'read'),
+    'fs/open': async (params) => {
+      const mode = params.mode ?? 'read';
+      const confinement = sandbox.confinement(params.sandbox);
+      if (mode === 'read' || !confinement) return handles.openFile(params.handleId, params.path.native, mode);
+      // Under a policy the file is created or truncated in the sandbox, then opened here without either.
+      handles.checkOpenable(params.handleId);
+      await sandbox.run(confinement, 'truncate', { path: params.path.native });
+      return handles.openFile(params.handleId, params.path.native, 'truncated');
+    },
     'fs/readBlock': (params) => handles.read(params.handleId, params.offset, params.len),
     'fs/writeBlock': (params, request) => {
       const decoded = request.decodeBase64(params.chunk);

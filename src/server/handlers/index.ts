@@ -3,6 +3,7 @@ import type { Generation } from '../client-generation.js';
 import type { Handlers } from '../dispatcher.js';
 import type { FileHandles } from '../fs/file-handles.js';
 import type { MissingWatches } from '../fs/missing-watch.js';
+import type { FsSandbox } from '../sandbox/confined-fs.js';
 import { environmentInfo } from '../environment-info.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -16,17 +17,18 @@ export interface HandlerDependencies {
   http: HttpClient;
   files: FileHandles;
   watches: MissingWatches;
+  sandbox: FsSandbox;
   generation: () => Generation;
 }
 
-export function serverHandlers({ lifecycle, processes, http, files, watches, generation }: HandlerDependencies): Handlers {
+export function serverHandlers({ lifecycle, processes, http, files, watches, sandbox, generation }: HandlerDependencies): Handlers {
   return {
     // The environment in generation 2's shape: generation 1 clients ignore the member.
     initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2, processes.sandboxSupport()) }),
     ...processHandlers(processes),
     'environment/info': () => environmentInfo(generation(), processes.sandboxSupport()),
     'environment/status': () => ({ status: 'ready' }),
-    ...fsHandlers(generation, files, watches),
+    ...fsHandlers(generation, files, watches, sandbox),
     'http/request': (params, request) => http.request(params, request.decodeBase64),
   };
 }

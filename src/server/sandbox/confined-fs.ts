@@ -1,0 +1,58 @@
+/**
+ * fs writes under a sandbox policy, confined by the kernel rather than by
+ * checking paths: each write runs in a short-lived helper process under
+ * bwrap with the policy's mounts (`/` read-only, the writable roots bound
+ * read-write), so symlinks, `..` and races resolve inside the sandbox, as in
+ * Codex 0.169 (whose helper runs under bwrap and seccomp, one per call).
+ * A denied write fails as the kernel says: −32603 `Read-only file system
+ * (os error 30)`. Reads are not confined: every policy accepted here lets
+ * the whole file system be read.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Errors, ProtocolError } from '../../protocol/errors.js';
+import { bwrapArgs, findBwrap } from './bwrap.js';
+import { type Confinement, confinementOf } from './policy.js';
+
+const HELPER = fileURLToPath(new URL('../fs/confined-helper.js', import.meta.url));
+
+export type ConfinedOp = 'writeFile' | 'createDirectory' | 'remove' | 'copy' | 'truncate';
+
+export class FsSandbox {
+  constructor(
+    /** The bwrap to use (default: `bwrap` on PATH). */
+    private readonly bwrapPath: string | undefined,
+    private readonly tmpdir: string | undefined = process.env.TMPDIR,
+  ) {}
+
+  /** What an fs call's `sandbox` asks for (undefined: nothing); refuses what cannot be enforced. */
+  confinement(sandbox: unknown): Confinement | undefined {
+    return confinementOf(sandbox, this.tmpdir);
+  }
+
+  /** Runs `op` in the helper under `confinement`; its result, or its error as a `ProtocolError`. */
+  run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
+    const bwrap = findBwrap(this.bwrapPath);
+    if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
+    const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER, op, JSON.stringify(params)];
+    return new Promise<T>((resolve, reject) => {
+      const child = spawn(bwrap, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on('data', (bytes: Buffer) => out.push(bytes));
+      child.stderr.on('data', (bytes: Buffer) => err.push(bytes));
+      child.stdin.on('error', () => undefined); // the helper may not read it
+      child.on('error', (error) => reject(Errors.internal(`confined fs helper: ${error.message}`, error)));
+      child.on('close', () => {
+        try {
+          const answer = JSON.parse(Buffer.concat(out).toString('utf8')) as { result?: T; error?: { code: number; message: string } };
+          if (answer.error) reject(new ProtocolError(answer.error.code, answer.error.message));
+          else resolve(answer.result as T);
+        } catch {
+          reject(Errors.internal(`confined fs helper failed: ${Buffer.concat(err).toString('utf8').trim() || 'no answer'}`));
+        }
+      });
+      child.stdin.end(data ?? Buffer.alloc(0));
+    });
+  }
+}
