@@ -8,7 +8,9 @@
  * The policy Codex 0.169 sends for `--sandbox workspace-write`:
  *   file_system: restricted, entries: root → read; project_roots → write;
  *   slash_tmp → write; tmpdir → write; project_roots/.git, .agents, .codex,
- *   .aws → read (skipped when missing); network: restricted.
+ *   .aws → read (skipped when missing); network: restricted. Those four stay
+ *   read-only under every writable root even when not listed, as in Codex's
+ *   own sandbox.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +31,14 @@ interface Entry {
   access?: unknown;
   missing_path_behavior?: unknown;
 }
+
+/**
+ * Directories that stay read-only directly under every writable root, whatever
+ * the policy lists (Codex 0.169's sandbox protects them the same way): an
+ * agent must not rewrite a repository's history, Codex's own state or cloud
+ * credentials. Only existing ones are mounted.
+ */
+const PROTECTED_NAMES = ['.git', '.codex', '.agents', '.aws'];
 
 const refuse = (what: string) => Errors.unsupportedMember('sandbox', `${what}; this exec-server cannot enforce it`);
 const SPECIAL_KINDS = new Set(['root', 'project_roots', 'slash_tmp', 'tmpdir']);
@@ -108,5 +118,11 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
     } else throw refuse(`access ${JSON.stringify(entry.access ?? null)}`);
   }
   if (!rootReadable) throw refuse('a file system without read access to the root');
+  for (const root of confinement.writable) {
+    for (const name of PROTECTED_NAMES) {
+      const protectedPath = path.join(root, name);
+      if (fs.existsSync(protectedPath) && !confinement.readOnly.includes(protectedPath)) confinement.readOnly.push(protectedPath);
+    }
+  }
   return confinement;
 }

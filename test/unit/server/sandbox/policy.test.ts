@@ -32,6 +32,16 @@ describe('confinementOf', () => {
     expect(confinement).toEqual({ writable: [workspace, '/tmp', '/var/tmp'], readOnly: [path.join(workspace, '.git')], noNetwork: true });
   });
 
+  it('keeps .git, .codex, .agents and .aws read-only under every writable root, listed or not', () => {
+    fs.mkdirSync(path.join(workspace, '.codex'), { recursive: true });
+    try {
+      const confinement = confinementOf(policy([special('root', 'read'), special('project_roots', 'write')]), undefined);
+      expect(confinement?.readOnly).toEqual([path.join(workspace, '.git'), path.join(workspace, '.codex')]);
+    } finally {
+      fs.rmSync(path.join(workspace, '.codex'), { recursive: true });
+    }
+  });
+
   it('takes plain paths, native or as URIs, and refuses relative ones', () => {
     const sandbox = policy([
       special('root', 'read'),
@@ -50,7 +60,11 @@ describe('confinementOf', () => {
       workspaceRoots: undefined,
       cwd: `file://${workspace}`,
     };
-    expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [], noNetwork: false });
+    expect(confinementOf(sandbox, undefined)).toEqual({
+      writable: [workspace],
+      readOnly: [path.join(workspace, '.git')],
+      noNetwork: false,
+    });
   });
 
   it.each([
