@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Adds to package-lock.json the other platforms' optional binaries (Biome, oxc-parser) that the
+// Adds to package-lock.json the other platforms' optional binaries (Biome, oxc-parser, esbuild) that the
 // registry mirror of the build machines does not serve, so `npm ci` validates everywhere. The
 // entries carry version, os, cpu and libc (read from the package names); npm skips them on
 // other platforms without fetching them. Run after `npm install` changes the lock.
@@ -8,8 +8,19 @@ import fs from 'node:fs';
 const lockFile = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
 const packages = lock.packages;
-const CPUS = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 'riscv64', 's390x'];
-const OSES = { darwin: 'darwin', linux: 'linux', win32: 'win32', android: 'android', freebsd: 'freebsd', openharmony: 'openharmony' };
+const CPUS = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 'riscv64', 's390x', 'loong64', 'mips64el', 'wasm32'];
+const OSES = {
+  darwin: 'darwin',
+  linux: 'linux',
+  win32: 'win32',
+  android: 'android',
+  freebsd: 'freebsd',
+  openharmony: 'openharmony',
+  netbsd: 'netbsd',
+  openbsd: 'openbsd',
+  sunos: 'sunos',
+  aix: 'aix',
+};
 
 /** `@biomejs/cli-linux-x64-musl` → { os: linux, cpu: x64, libc: musl }. */
 function platformOf(name) {

@@ -5,10 +5,10 @@
  * capability is true only when this server implements it.
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileUri } from '../protocol/path-uri.js';
+import { packageVersion } from './package-files.js';
 import type { EnvironmentInfoResult } from '../protocol/types.js';
 import type { Generation } from './client-generation.js';
 
@@ -33,12 +33,8 @@ function shellPath(): string {
   return '/bin/sh';
 }
 
-let version: string | undefined;
-/** Our package version, read once. */
-export function executorVersion(): string {
-  version ??= (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-  return version;
-}
+/** Our package version. */
+export const executorVersion = packageVersion;
 
 /** Codex 0.169's capability flags: true only for what this server implements. */
 const CAPABILITIES = {

@@ -49,7 +49,9 @@ export class HttpClient {
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
   private load(): Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> {
-    this.undici ??= import('undici').then(({ Agent, interceptors, request }) => {
+    this.undici ??= import('undici').then((module) => {
+      // Bundled, this CommonJS package comes as a default export.
+      const { Agent, interceptors, request } = 'Agent' in module ? module : (module as { default: Undici }).default;
       const direct = new Agent();
       return { request, direct, following: direct.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS })) };
     });

@@ -21,15 +21,15 @@ import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 import { systemError } from '../os-error.js';
 import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
 import { findPerl } from './perl.js';
 import { encodePipeRequest, encodeRelease, encodeStart, LineSplitter, parseSpawnerLine, type SpawnerMessage } from './spawner-protocol.js';
 
-/** The perl program, shipped beside this module (the build copies it). */
-const SPAWNER_SCRIPT = fileURLToPath(new URL('./spawner.pl', import.meta.url));
+/** The perl program, shipped in the package (the build copies it into dist). */
+const spawnerScript = (): string => packageFile('dist/server/process/spawner.pl');
 
 /** A running child's pipes and its exit, as the server sees them. */
 export interface SpawnedChild {
@@ -81,7 +81,7 @@ export class Spawner {
     if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
-      return new Spawner(spawnProcess(perl, [SPAWNER_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
+      return new Spawner(spawnProcess(perl, [spawnerScript()], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
     } catch {
       return undefined;
     }

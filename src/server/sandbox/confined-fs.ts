@@ -9,12 +9,13 @@
  * the whole file system be read.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { bwrapArgs, findBwrap } from './bwrap.js';
 import { type Confinement, confinementOf } from './policy.js';
 
-const HELPER = fileURLToPath(new URL('../fs/confined-helper.js', import.meta.url));
+/** The helper, as tsc builds it (the bundled CLI runs it from there too). */
+const HELPER = (): string => packageFile('dist/server/fs/confined-helper.js');
 
 export type ConfinedOp = 'writeFile' | 'createDirectory' | 'remove' | 'copy' | 'truncate';
 
@@ -34,7 +35,7 @@ export class FsSandbox {
   run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
     const bwrap = findBwrap(this.bwrapPath);
     if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
-    const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER, op, JSON.stringify(params)];
+    const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     return new Promise<T>((resolve, reject) => {
       const child = spawn(bwrap, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
       const out: Buffer[] = [];

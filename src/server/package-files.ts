@@ -1,0 +1,36 @@
+/**
+ * Files shipped in the package beside the code (the spawner's perl, the
+ * confined fs helper, package.json), found from the package root, so that
+ * the same code works from tsc's output, from the bundled CLI and from the
+ * sources under test.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let root: string | undefined;
+
+/** The directory of this package's package.json, found by walking up from this module. */
+function packageRoot(): string {
+  if (root) return root;
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest) && (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name === 'exec-server') {
+      root = dir;
+      return dir;
+    }
+    if (dir === path.dirname(dir)) throw new Error('exec-server: cannot find its package.json');
+  }
+}
+
+/** The absolute path of a file in the package, e.g. `dist/server/process/spawner.pl`. */
+export function packageFile(relative: string): string {
+  return path.join(packageRoot(), relative);
+}
+
+let version: string | undefined;
+/** This package's version. */
+export function packageVersion(): string {
+  version ??= (JSON.parse(fs.readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
