@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-// Bundles the CLI into dist/cli/main.js (after tsc), so that a server starts by reading a few
-// files instead of a hundred modules: node-pty stays external (a native addon), undici is split
-// into its own chunk (loaded on the first http/request). `npm run bench -- --only startup` shows
-// what it saves.
+// Bundles the CLI into dist/cli/main.js and the library into dist/index.js (after tsc), so that
+// start-up reads a few files instead of a hundred modules: node-pty stays external (a native
+// addon), undici and execa are split into their own chunks (loaded on first use).
+// `npm run bench -- --only startup` shows what it saves.
 import { build } from 'esbuild';
 
-await build({
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir: 'dist/cli',
+const common = {
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -19,4 +17,8 @@ await build({
   // vscode-jsonrpc is CommonJS and requires Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
-});
+};
+
+await build({ ...common, entryPoints: { main: 'src/cli/main.ts' }, outdir: 'dist/cli' });
+// The library too (dist/index.js; tsc's .d.ts files stay): execa and undici load on first use.
+await build({ ...common, entryPoints: { index: 'src/index.ts' }, outdir: 'dist' });

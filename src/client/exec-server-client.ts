@@ -7,10 +7,9 @@
  * turns a broken transport into events and rejections rather than hangs.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { packageFile } from '../package/files.js';
 import { bytesOf } from '../protocol/base64-payload.js';
 import { Errors } from '../protocol/errors.js';
 import {
@@ -43,8 +42,8 @@ import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { ServerChild } from './server-child.js';
 import { ServerGeneration } from './server-generation.js';
 
-/** This package's CLI, found from src/client or dist/client alike. */
-const OWN_CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+/** This package's CLI (bundled), wherever this code runs from. */
+const ownCli = (): string => packageFile('dist/cli/main.js');
 
 export class ExecServerClient extends ProtocolFacade implements AsyncDisposable {
   /** The `sessionId` the server returned from `initialize`. */
@@ -84,7 +83,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   /** Spawns a server (default: this package's CLI) and completes the handshake. */
   static async spawn(options: SpawnOptions = {}): Promise<ExecServerClient> {
     const command = options.command ?? process.execPath;
-    const args = options.command === undefined ? [OWN_CLI, ...(options.args ?? [])] : (options.args ?? []);
+    const args = options.command === undefined ? [ownCli(), ...(options.args ?? [])] : (options.args ?? []);
     let child: ServerChild;
     try {
       child = await ServerChild.spawn({ command, args, env: options.env, cwd: options.cwd });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileUri } from '../protocol/path-uri.js';
-import { packageVersion } from './package-files.js';
+import { packageVersion } from '../package/files.js';
 import type { EnvironmentInfoResult } from '../protocol/types.js';
 import type { Generation } from './client-generation.js';
 

@@ -56,10 +56,11 @@ const folder = (file: string) => path.relative(SRC, file).split(path.sep)[0]!;
 
 /** Which folders each folder may import from (besides itself). */
 const ALLOWED: Record<string, string[]> = {
+  package: [],
   protocol: [],
   transport: ['protocol'],
-  server: ['protocol', 'transport'],
-  client: ['protocol', 'transport'],
+  server: ['package', 'protocol', 'transport'],
+  client: ['package', 'protocol', 'transport'],
   executor: ['protocol', 'client', 'server'],
   sessions: ['protocol', 'client', 'executor'],
   cli: ['protocol', 'transport', 'server'],

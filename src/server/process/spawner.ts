@@ -21,7 +21,7 @@ import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
-import { packageFile } from '../package-files.js';
+import { packageFile } from '../../package/files.js';
 import { systemError } from '../os-error.js';
 import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';

@@ -9,7 +9,7 @@
  * the whole file system be read.
  */
 import { spawn } from 'node:child_process';
-import { packageFile } from '../package-files.js';
+import { packageFile } from '../../package/files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { bwrapArgs, findBwrap } from './bwrap.js';
 import { type Confinement, confinementOf } from './policy.js';
