@@ -37,7 +37,9 @@ await build({
 fs.copyFileSync('scripts/launcher.mjs', 'dist/cli/main.js');
 fs.rmSync('dist/cli/main.js.map', { force: true }); // tsc's, for the module the launcher replaces
 fs.chmodSync('dist/cli/main.js', 0o755);
-// Make the code cache now: one handshake through the launcher writes it at exit.
+// Make the code cache now: one handshake through the launcher writes it at exit (never keep an
+// old one: V8 may accept a cache made for other code of the same length).
+fs.rmSync('dist/cli/server.cjs.cache', { force: true });
 execFileSync(process.execPath, ['dist/cli/main.js'], {
   input: '{"id":1,"method":"initialize","params":{"clientName":"build"}}\n',
   stdio: ['pipe', 'ignore', 'inherit'],

@@ -184,3 +184,18 @@ describe('large answers streamed side by side', () => {
     await ours.request('fs/close', { handleId: 'big' });
   });
 });
+
+describe('the handle limit under pipelined opens', () => {
+  it('lets no more than 128 handles open when 140 opens arrive at once', async () => {
+    const ours = servers.find((contestant) => contestant.name === 'ours')!.server;
+    const file = path.join(root, 'many.txt');
+    fs.writeFileSync(file, 'x');
+    await ours.request('fs/close', { handleId: 'again' }); // left open by the limit test above
+    const answers = await Promise.all(
+      Array.from({ length: 140 }, (_, i) => ours.call('fs/open', { handleId: `p${i}`, path: pathToFileURL(file).href })),
+    );
+    expect(answers.filter((answer) => answer.result).length).toBe(128);
+    expect(answers.filter((answer) => answer.error?.message === 'at most 128 file handles may be open per connection').length).toBe(12);
+    await Promise.all(Array.from({ length: 140 }, (_, i) => ours.request('fs/close', { handleId: `p${i}` })));
+  });
+});

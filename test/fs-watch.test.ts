@@ -146,3 +146,15 @@ describe('fs/watchMissing', () => {
     ]);
   });
 });
+
+describe('fs/watchMissing when the watched directory itself goes and comes back', () => {
+  it('still notifies for the path inside it', async () => {
+    expect(
+      await scenario(
+        ['anc/keep'],
+        [['watch', 7, ['anc/target']], ['rm', 'anc'], ['mkdir', 'anc'], ['mkdir', 'anc/target'], ['notified']],
+        false,
+      ),
+    ).toEqual([{ watching: true }, { watchId: 7 }]);
+  });
+});

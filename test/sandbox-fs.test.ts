@@ -107,3 +107,16 @@ describe.skipIf(!hasBwrap)('fs methods under a sandbox policy (bwrap)', () => {
     expect(fs.statSync(at(workspace, 'a/b')).isDirectory()).toBe(true);
   });
 });
+
+describe.skipIf(!hasBwrap)('fs/open replace under a policy cannot reach a file the sandbox sees elsewhere', () => {
+  it('refuses a path whose file in the sandbox is not the file here (/dev is private inside), and leaves it intact', async () => {
+    const victim = `/dev/shm/exec-server-victim-${process.pid}`;
+    fs.writeFileSync(victim, 'secret');
+    try {
+      expect(await answer('fs/open', { handleId: 'shm', path: uri(victim), mode: 'replace' })).toEqual(DENIED);
+      expect(fs.readFileSync(victim, 'utf8')).toBe('secret');
+    } finally {
+      fs.rmSync(victim, { force: true });
+    }
+  });
+});

@@ -91,6 +91,8 @@ export const Errors = {
   copyDirectoryNeedsRecursive: () => invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
   copyIntoItself: () => invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
   copyUnsupportedType: () => invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
+  /** A write the sandbox policy forbids, in the kernel's words (what Codex 0.169 answers). */
+  readOnlyFileSystem: () => internal('Read-only file system (os error 30)'),
   notAFile: (native: string) => invalidRequest(`path \`${native}\` is not a file`),
   handleExists: (id: string) => invalidRequest(`file handle \`${id}\` already exists`),
   tooManyHandles: (limit: number) => invalidRequest(`at most ${limit} file handles may be open per connection`),

@@ -98,7 +98,7 @@ export class ExecServer {
     this.signalsSeen++;
     this.logger.info(`received ${signal}`);
     if (this.signalsSeen > 1) {
-      this.session.processes.killAll();
+      this.session.abort();
       this.finish(0);
       return;
     }
@@ -144,7 +144,7 @@ export class ExecServer {
     this.outputBroken = true;
     this.shuttingDown = true;
     this.logger.info('stdout closed; killing all processes');
-    this.session.processes.killAll();
+    this.session.abort();
     this.finish(0);
   }
 

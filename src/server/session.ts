@@ -43,6 +43,7 @@ export class ServerSession {
   readonly processes: ProcessManager;
   private readonly http: HttpClient;
   private readonly files = new FileHandles();
+  private readonly sandbox: FsSandbox;
   private readonly watches = new MissingWatches((watchId) => this.notify(Notification.FsMissingChanged, { watchId }));
   private readonly dispatcher: Dispatcher;
 
@@ -51,6 +52,7 @@ export class ServerSession {
     options: ServerSessionOptions,
   ) {
     this.generation = new ClientGeneration(options.generation);
+    this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR);
     this.processes = new ProcessManager(this.processSink(), options);
     this.http = new HttpClient(
       {
@@ -67,7 +69,7 @@ export class ServerSession {
       http: this.http,
       files: this.files,
       watches: this.watches,
-      sandbox: new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR),
+      sandbox: this.sandbox,
       generation: () => this.generation.value,
     });
     const logger = options.logger ?? silentLogger;
@@ -86,7 +88,17 @@ export class ServerSession {
   /** Kills what still runs and waits for its last events; aborts HTTP streams; closes open files. */
   async shutdown(): Promise<void> {
     this.watches.close();
+    this.sandbox.stopAll();
     await Promise.all([this.processes.shutdown(), this.http.shutdown(), this.files.closeAll()]);
+  }
+
+  /** Ends everything at once, without waiting (stdout broke, a second signal). */
+  abort(): void {
+    this.processes.killAll();
+    this.watches.close();
+    this.sandbox.stopAll();
+    this.http.shutdown();
+    void this.files.closeAll();
   }
 
   private notify<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void {

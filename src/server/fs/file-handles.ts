@@ -30,30 +30,41 @@ function osFailure(error: unknown): never {
 
 export class FileHandles {
   private readonly open = new Map<string, FileHandle>();
+  /** Ids whose open is under way: they count against the limit and cannot be opened twice. */
+  private readonly opening = new Set<string>();
   /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
   private readonly spare: Buffer[] = [];
 
   /** Throws the reference's −32600 when `handleId` is taken or no handle is left. */
   checkOpenable(handleId: string): void {
-    if (this.open.has(handleId)) throw Errors.handleExists(handleId);
-    if (this.open.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
+    if (this.open.has(handleId) || this.opening.has(handleId)) throw Errors.handleExists(handleId);
+    if (this.open.size + this.opening.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
   }
 
-  async openFile(handleId: string, native: string, mode: OpenMode): Promise<{ handleId: string }> {
+  /**
+   * Opens `native` under `handleId`. `expected` (for a file the confined helper
+   * truncated) is the identity that file had in the sandbox: a different file
+   * at the path now (a swapped symlink, a path the sandbox sees elsewhere) is
+   * refused rather than written.
+   */
+  async openFile(handleId: string, native: string, mode: OpenMode, expected?: { dev: number; ino: number }): Promise<{ handleId: string }> {
     this.checkOpenable(handleId);
-    const flags = mode === 'read' ? 'r' : mode === 'replace' ? 'w' : 'r+';
-    const file = await fs.open(native, flags).catch(osFailure);
-    if (this.open.has(handleId)) {
-      // A concurrent open of the same id finished first.
-      await file.close();
-      throw Errors.handleExists(handleId);
+    this.opening.add(handleId); // reserved across the awaits below
+    let file: FileHandle | undefined;
+    try {
+      const flags = mode === 'read' ? 'r' : mode === 'replace' ? 'w' : 'r+';
+      file = await fs.open(native, flags).catch(osFailure);
+      const stat = await file.stat().catch(osFailure);
+      if (mode === 'read' && stat.isDirectory()) throw Errors.notAFile(native);
+      if (expected && (stat.dev !== expected.dev || stat.ino !== expected.ino)) throw Errors.readOnlyFileSystem();
+      this.open.set(handleId, file);
+      return { handleId };
+    } catch (error) {
+      await file?.close().catch(() => undefined);
+      throw error;
+    } finally {
+      this.opening.delete(handleId);
     }
-    if (mode === 'read' && (await file.stat()).isDirectory()) {
-      await file.close();
-      throw Errors.notAFile(native);
-    }
-    this.open.set(handleId, file);
-    return { handleId };
   }
 
   async read(handleId: string, offset: number, length: number): Promise<{ chunk: Base64Payload; eof: boolean }> {
@@ -68,8 +79,8 @@ export class FileHandles {
         filled += bytesRead;
       }
     } catch (error) {
-      // The reference drops a handle whose read failed.
-      this.open.delete(handleId);
+      // The reference drops a handle whose read failed (unless a new one took the id meanwhile).
+      if (this.open.get(handleId) === file) this.open.delete(handleId);
       await file.close().catch(() => undefined);
       osFailure(error);
     }

@@ -69,10 +69,17 @@ export async function writeFile(file: string, dataBase64: string, decodeBase64: 
   return {};
 }
 
-/** Creates or truncates a file (what `fs/open` mode replace does first). */
-export async function truncate(file: string): Promise<Empty> {
-  await mapped(async () => (await fs.open(file, 'w')).close());
-  return {};
+/** Creates or truncates a file (what `fs/open` mode replace does first); its identity, to be checked when it is reopened. */
+export async function truncate(file: string): Promise<{ dev: number; ino: number }> {
+  return mapped(async () => {
+    const handle = await fs.open(file, 'w');
+    try {
+      const { dev, ino } = await handle.stat();
+      return { dev, ino };
+    } finally {
+      await handle.close();
+    }
+  });
 }
 
 export async function createDirectory(dir: string, recursive: boolean): Promise<Empty> {

@@ -35,38 +35,56 @@ function watchPoint(missing: string): { dir: string; name: string } {
 }
 
 class ActiveWatch {
-  private readonly watchers: FSWatcher[] = [];
+  private watchers: FSWatcher[] = [];
   /** For each missing path, the first of its components that is missing: its appearance fires. */
-  private readonly awaited: string[];
+  private awaited: string[] = [];
   private fired = false;
 
   constructor(
     private readonly watchId: number,
-    missing: string[],
+    private readonly missing: string[],
     private readonly present: string | undefined,
     private readonly notify: (watchId: number) => void,
   ) {
+    this.watch();
+    // It may have changed while the watchers were being set up; checked after the answer goes out.
+    setImmediate(() => this.check());
+  }
+
+  /** Watches the nearest existing directory of each path for the one name that matters there. */
+  private watch(): void {
     const names = new Map<string, Set<string>>();
     const add = (dir: string, name: string) => names.set(dir, (names.get(dir) ?? new Set()).add(name));
-    this.awaited = missing.map((target) => {
+    this.awaited = this.missing.map((target) => {
       const { dir, name } = watchPoint(target);
       add(dir, name);
       return path.join(dir, name);
     });
-    if (present) add(path.dirname(present), path.basename(present));
+    if (this.present) add(path.dirname(this.present), path.basename(this.present));
     try {
       for (const [dir, watched] of names) {
         const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
-          if (name === null || watched.has(name.toString())) this.check();
+          if (name !== null && watched.has(name.toString())) this.check();
+          else this.rewatch(); // the directory itself moved or went: watch from where things are now
         });
-        watcher.on('error', () => this.check());
+        watcher.on('error', () => this.rewatch());
         this.watchers.push(watcher);
       }
     } catch (error) {
       this.close();
       throw fsError(error);
     }
-    this.check(); // it may have changed while the watchers were being set up
+  }
+
+  private rewatch(): void {
+    this.check();
+    if (this.fired) return;
+    this.close();
+    try {
+      this.watch();
+    } catch {
+      // nothing left to watch from: the watch ends without a notification
+    }
   }
 
   private check(): void {
@@ -78,8 +96,14 @@ class ActiveWatch {
     this.notify(this.watchId);
   }
 
-  close(): void {
+  private close(): void {
     for (const watcher of this.watchers.splice(0)) watcher.close();
+  }
+
+  /** Replaced or the session ended: it will never notify. */
+  cancel(): void {
+    this.fired = true;
+    this.close();
   }
 }
 
@@ -99,7 +123,7 @@ export class MissingWatches {
   }
 
   close(): void {
-    this.current?.close();
+    this.current?.cancel();
     this.current = undefined;
   }
 }

@@ -75,8 +75,8 @@ export function fsHandlers(
       if (mode === 'read' || !confinement) return handles.openFile(params.handleId, params.path.native, mode);
       // Under a policy the file is created or truncated in the sandbox, then opened here without either.
       handles.checkOpenable(params.handleId);
-      await sandbox.run(confinement, 'truncate', { path: params.path.native });
-      return handles.openFile(params.handleId, params.path.native, 'truncated');
+      const identity = await sandbox.run<{ dev: number; ino: number }>(confinement, 'truncate', { path: params.path.native });
+      return handles.openFile(params.handleId, params.path.native, 'truncated', identity);
     },
     'fs/readBlock': (params) => handles.read(params.handleId, params.offset, params.len),
     'fs/writeBlock': (params, request) => {

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { perlExec } from './perl.js';
 
 const SCRIPT = `
 trap '' HUP INT TERM PIPE
@@ -54,14 +55,19 @@ export class Guardian {
   /** `compactAtBytes`: when to rewrite the registry (tests make it small). */
   constructor(private readonly compactAtBytes = COMPACT_AT_BYTES) {}
 
-  /** Starts the guardian now, before any PTY descriptor exists that it could inherit. */
-  ensure(): void {
+  /**
+   * Starts the guardian now, before this server opens a PTY it could inherit.
+   * `closeFds`: descriptors it must not hold (other servers' PTY masters, which lack close-on-exec).
+   */
+  ensure(closeFds: number[] = []): void {
     if (this.started) return;
     this.started = true;
     const file = path.join(os.tmpdir(), `exec-server-guardian-${process.pid}-${randomUUID()}`);
     try {
       this.registry = fs.openSync(file, 'wx+', 0o600);
-      const child = spawn('/bin/sh', ['-c', SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore', this.registry] });
+      const viaPerl = closeFds.length > 0 ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], closeFds) : undefined;
+      const [program, args] = viaPerl ?? ['/bin/sh', ['-c', SCRIPT]];
+      const child = spawn(program, args, { detached: true, stdio: ['pipe', 'ignore', 'ignore', this.registry] });
       child.on('error', () => undefined);
       child.stdin?.on('error', () => undefined);
       child.unref();

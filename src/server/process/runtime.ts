@@ -19,27 +19,35 @@ export type SpawnerMode = 'auto' | 'always' | 'never';
  */
 const SPAWNER_ABOVE_RSS_BYTES = 96 * 1024 * 1024;
 
+/** Every live PTY master of this process, whichever runtime opened it: descriptors are per process. */
+const processWideMasters = new Set<number>();
+
 /**
  * Master descriptors of live PTYs. forkpty opens them without close-on-exec
  * and Node cannot set that flag, so pipe children must close them (see
- * `pipe-child.ts`). Descriptors are per process: servers in one Node process
- * should share one runtime.
+ * `pipe-child.ts`). A runtime records its own, but `list()` gives every
+ * runtime's: a child of one server must not inherit another server's
+ * terminals (it could type into them).
  */
 export class PtyMasters {
   private readonly fds = new Set<number>();
 
   add(fd: number): void {
     this.fds.add(fd);
+    processWideMasters.add(fd);
   }
 
   delete(fd: number): void {
     this.fds.delete(fd);
+    processWideMasters.delete(fd);
   }
 
+  /** The masters open in this process, this runtime's and any other's. */
   list(): number[] {
-    return [...this.fds];
+    return [...processWideMasters];
   }
 
+  /** This runtime's own. */
   get size(): number {
     return this.fds.size;
   }
@@ -67,7 +75,7 @@ export class ProcessRuntime {
   prepare(): void {
     if (this.prepared) return;
     this.prepared = true;
-    this.guardian.ensure();
+    this.guardian.ensure(this.ptyMasters.list());
     this.pipePool()?.prefill();
   }
 
@@ -93,7 +101,7 @@ export class ProcessRuntime {
    */
   useSpawner(): boolean {
     if (this.spawnerMode !== 'auto') return this.spawnerMode === 'always';
-    return this.ptyMasters.size > 0 || process.memoryUsage.rss() > SPAWNER_ABOVE_RSS_BYTES;
+    return this.ptyMasters.list().length > 0 || process.memoryUsage.rss() > SPAWNER_ABOVE_RSS_BYTES;
   }
 
   /** Says once, on stderr, that children get socketpairs. */

@@ -8,7 +8,7 @@
  * (os error 30)`. Reads are not confined: every policy accepted here lets
  * the whole file system be read.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { packageFile } from '../../package/files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { bwrapArgs, findBwrap } from './bwrap.js';
@@ -19,7 +19,12 @@ const HELPER = (): string => packageFile('dist/server/fs/confined-helper.js');
 
 export type ConfinedOp = 'writeFile' | 'createDirectory' | 'remove' | 'copy' | 'truncate';
 
+/** A confined write that takes longer than this is killed and fails (a FIFO can block it forever). */
+const HELPER_TIMEOUT_MS = 30_000;
+
 export class FsSandbox {
+  private readonly helpers = new Set<ChildProcess>();
+
   constructor(
     /** The bwrap to use (default: `bwrap` on PATH). */
     private readonly bwrapPath: string | undefined,
@@ -31,6 +36,11 @@ export class FsSandbox {
     return confinementOf(sandbox, this.tmpdir);
   }
 
+  /** Kills helpers still running (the session is ending): their requests fail. */
+  stopAll(): void {
+    for (const helper of this.helpers) helper.kill('SIGKILL');
+  }
+
   /** Runs `op` in the helper under `confinement`; its result, or its error as a `ProtocolError`. */
   run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
     const bwrap = findBwrap(this.bwrapPath);
@@ -38,6 +48,8 @@ export class FsSandbox {
     const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     return new Promise<T>((resolve, reject) => {
       const child = spawn(bwrap, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+      this.helpers.add(child);
+      const timer = setTimeout(() => child.kill('SIGKILL'), HELPER_TIMEOUT_MS);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on('data', (bytes: Buffer) => out.push(bytes));
@@ -45,12 +57,18 @@ export class FsSandbox {
       child.stdin.on('error', () => undefined); // the helper may not read it
       child.on('error', (error) => reject(Errors.internal(`confined fs helper: ${error.message}`, error)));
       child.on('close', () => {
+        clearTimeout(timer);
+        this.helpers.delete(child);
         try {
           const answer = JSON.parse(Buffer.concat(out).toString('utf8')) as { result?: T; error?: { code: number; message: string } };
           if (answer.error) reject(new ProtocolError(answer.error.code, answer.error.message));
           else resolve(answer.result as T);
         } catch {
-          reject(Errors.internal(`confined fs helper failed: ${Buffer.concat(err).toString('utf8').trim() || 'no answer'}`));
+          reject(
+            Errors.internal(
+              `confined fs helper failed: ${Buffer.concat(err).toString('utf8').trim() || 'no answer (killed, or timed out)'}`,
+            ),
+          );
         }
       });
       child.stdin.end(data ?? Buffer.alloc(0));
