@@ -1,8 +1,11 @@
 /** Command-line flags of `exec-server` (node:util parseArgs: no dependency needed). */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
 import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/line-reader.js';
+import { isLoopback } from './loopback.js';
 
 const MIN_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -13,6 +16,16 @@ export interface CliOptions {
   maxLineBytes: number;
   retentionMs: number;
   bwrap: string | undefined;
+  /** Undefined for stdio. */
+  webSocket: WebSocketCli | undefined;
+}
+
+export interface WebSocketCli {
+  host: string;
+  port: number;
+  /** SHA-256 of the token (`--ws-token-file` hashed, or `--ws-token-sha256`); undefined without auth. */
+  tokenSha256: Buffer | undefined;
+  allowedOrigins: string[];
 }
 
 export const USAGE = `Usage: exec-server [options]
@@ -20,7 +33,14 @@ export const USAGE = `Usage: exec-server [options]
 Runs an exec-server on stdin/stdout: one JSON-RPC message per line.
 
 Options:
-  --listen stdio          transport (only stdio; accepted for compatibility)
+  --listen stdio|ws://IP:PORT
+                          stdio (default), or a WebSocket listener (port 0: a free port, printed
+                          on stderr); one JSON-RPC message per text frame, a session per connection
+  --ws-auth capability-token
+                          require Authorization: Bearer <token> on every connection
+  --ws-token-file PATH    the token (trimmed), for --ws-auth
+  --ws-token-sha256 HEX   or its SHA-256, for --ws-auth
+  --ws-allow-origin URL   accept browser connections from this Origin (repeatable; none by default)
   --log-level LEVEL       error | warn | info | debug (default: warn; env EXEC_SERVER_LOG)
   --max-line-bytes N      longest accepted input line (default: ${DEFAULT_MAX_LINE_BYTES}, minimum ${MIN_MAX_LINE_BYTES})
   --retention-ms N        how long a closed process stays readable (default: ${RETENTION_AFTER_CLOSE_MS})
@@ -40,6 +60,10 @@ function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv) {
       'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
       'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
       bwrap: { type: 'string' },
+      'ws-auth': { type: 'string' },
+      'ws-token-file': { type: 'string' },
+      'ws-token-sha256': { type: 'string' },
+      'ws-allow-origin': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -55,7 +79,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (values.listen !== 'stdio') throw new UsageError(`--listen: only "stdio" is supported, got "${values.listen}"`);
+  const webSocket = values.listen === 'stdio' ? undefined : webSocketOptions(values);
   const level = values['log-level']!;
   if (!isLogLevel(level)) throw new UsageError(`--log-level: expected error, warn, info or debug, got "${level}"`);
   const maxLineBytes = Number(values['max-line-bytes']);
@@ -66,5 +90,44 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!Number.isInteger(retentionMs) || retentionMs < 0) {
     throw new UsageError(`--retention-ms: expected a non-negative integer, got "${values['retention-ms']}"`);
   }
-  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs, bwrap: values.bwrap };
+  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs, bwrap: values.bwrap, webSocket };
+}
+
+type Values = ReturnType<typeof parseCliArgs>['values'];
+
+function tokenHash(values: Values): Buffer | undefined {
+  if (values['ws-auth'] === undefined) {
+    if (values['ws-token-file'] || values['ws-token-sha256'])
+      throw new UsageError('--ws-token-file and --ws-token-sha256 need --ws-auth capability-token');
+    return undefined;
+  }
+  if (values['ws-auth'] !== 'capability-token') throw new UsageError(`--ws-auth: expected capability-token, got "${values['ws-auth']}"`);
+  if (values['ws-token-sha256'] !== undefined) {
+    if (!/^[0-9a-fA-F]{64}$/.test(values['ws-token-sha256'])) throw new UsageError('--ws-token-sha256: expected 64 hexadecimal digits');
+    return Buffer.from(values['ws-token-sha256'], 'hex');
+  }
+  if (values['ws-token-file'] === undefined) throw new UsageError('--ws-auth capability-token needs --ws-token-file or --ws-token-sha256');
+  let token: string;
+  try {
+    token = fs.readFileSync(values['ws-token-file'], 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(`--ws-token-file: ${(error as Error).message}`);
+  }
+  if (token === '') throw new UsageError('--ws-token-file: the file is empty');
+  return createHash('sha256').update(token).digest();
+}
+
+function webSocketOptions(values: Values): WebSocketCli {
+  const match = /^ws:\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/.exec(values.listen!);
+  if (!match) throw new UsageError(`--listen: expected stdio or ws://IP:PORT, got "${values.listen}"`);
+  const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(match[2]);
+  if (port > 65535) throw new UsageError(`--listen: port ${port} is out of range`);
+  const tokenSha256 = tokenHash(values);
+  if (!tokenSha256 && !isLoopback(host)) {
+    throw new UsageError(
+      `--listen ${values.listen}: a non-loopback address needs --ws-auth capability-token (with --ws-token-file or --ws-token-sha256)`,
+    );
+  }
+  return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [] };
 }

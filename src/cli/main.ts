@@ -5,10 +5,11 @@
  */
 import { executorVersion } from '../server/environment-info.js';
 import { ExecServer } from '../server/exec-server.js';
-import { createStderrLogger } from '../server/logger.js';
+import { createStderrLogger, type Logger } from '../server/logger.js';
 import { ProcessRuntime, type SpawnerMode } from '../server/process/runtime.js';
-import { parseCli, USAGE, UsageError } from './args.js';
+import { parseCli, USAGE, UsageError, type WebSocketCli } from './args.js';
 import { closeInheritedDescriptors } from './inherited-fds.js';
+import { listenWebSocket } from './websocket-listener.js';
 
 // stdout carries protocol messages only: a stray console.log must not corrupt it.
 console.log = console.error;
@@ -17,6 +18,29 @@ console.info = console.error;
 /** `EXEC_SERVER_SPAWNER=always|never` overrides the spawner choice (tests run both ways). */
 function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
   return value === 'always' || value === 'never' ? value : 'auto';
+}
+
+/** WebSocket mode: a session per connection until a signal; stdin is not read. */
+async function serveWebSocket(
+  options: WebSocketCli,
+  server: { maxLineBytes: number; retentionMs: number; bwrap: string | undefined },
+  runtime: ProcessRuntime,
+  logger: Logger,
+): Promise<void> {
+  let listener: Awaited<ReturnType<typeof listenWebSocket>>;
+  try {
+    listener = await listenWebSocket({ ...options, maxFrameBytes: server.maxLineBytes, server, runtime, logger });
+  } catch (error) {
+    process.stderr.write(`exec-server: cannot listen on ws://${options.host}:${options.port}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`exec-server: listening on ${listener.url}\n`);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      // Closing every connection ends its session (its processes are killed); then exit.
+      void listener.close().then(() => setTimeout(() => process.exit(0), 500));
+    });
+  }
 }
 
 function main(): void {
@@ -42,15 +66,12 @@ function main(): void {
   // Started now, before any PTY master exists that the guardian could inherit.
   const runtime = new ProcessRuntime({ spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER) });
   runtime.prepare();
-  const server = new ExecServer({
-    input: process.stdin,
-    output: process.stdout,
-    maxLineBytes: options.maxLineBytes,
-    retentionMs: options.retentionMs,
-    bwrap: options.bwrap,
-    logger,
-    runtime,
-  }).listen();
+  const serverOptions = { maxLineBytes: options.maxLineBytes, retentionMs: options.retentionMs, bwrap: options.bwrap };
+  if (options.webSocket) {
+    void serveWebSocket(options.webSocket, serverOptions, runtime, logger);
+    return;
+  }
+  const server = new ExecServer({ input: process.stdin, output: process.stdout, ...serverOptions, logger, runtime }).listen();
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => server.handleSignal(signal));
   }

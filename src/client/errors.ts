@@ -16,7 +16,14 @@ export class ExecServerError extends Error {
   }
 }
 
-export type ClientErrorKind = 'disconnected' | 'spawnFailed' | 'handshakeTimeout' | 'serverExited' | 'protocolViolation' | 'httpBody';
+export type ClientErrorKind =
+  | 'disconnected'
+  | 'spawnFailed'
+  | 'connectFailed'
+  | 'handshakeTimeout'
+  | 'serverExited'
+  | 'protocolViolation'
+  | 'httpBody';
 
 export class ExecServerClientError extends Error {
   constructor(
@@ -43,6 +50,8 @@ export const ClientErrors = {
       'serverExited',
       `exec-server exited during the handshake (${status})${stderrTail ? `; last stderr:\n${stderrTail}` : ''}`,
     ),
+  connectFailed: (url: string, detail: string) =>
+    new ExecServerClientError('connectFailed', `cannot connect to exec-server at ${url}: ${detail}`),
   protocolViolation: (line: string) =>
     new ExecServerClientError('protocolViolation', `exec-server sent a line that is not JSON-RPC: ${shorten(line)}`),
   /** A process session or streamed body cut off by a disconnect (`message` is the disconnect's). */

@@ -24,6 +24,7 @@ import {
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
+
 import { ClientErrors, type ExecServerClientError } from './errors.js';
 import { boundedHandshake } from './handshake.js';
 import { HttpBodies, httpParams } from './http-bodies.js';
@@ -41,6 +42,7 @@ import { ProtocolFacade } from './protocol-facade.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { ServerChild } from './server-child.js';
 import { ServerGeneration } from './server-generation.js';
+import { openWebSocket } from './websocket.js';
 
 /** This package's CLI (bundled), wherever this code runs from. */
 const ownCli = (): string => packageFile('dist/cli/main.js');
@@ -98,6 +100,15 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       throw error;
     }
     return client;
+  }
+
+  /**
+   * Connects to a server listening on WebSocket (`exec-server --listen ws://…`,
+   * or Codex's), with `token` as the Bearer token when given.
+   */
+  static async connectWebSocket(url: string, options: ConnectOptions & { token?: string } = {}): Promise<ExecServerClient> {
+    const { input, output } = await openWebSocket(url, options.token);
+    return ExecServerClient.connect(input, output, options);
   }
 
   /** Talks to a server over existing streams (in-process servers, tests, ssh pipes). */

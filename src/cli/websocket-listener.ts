@@ -1,0 +1,71 @@
+/**
+ * `exec-server --listen ws://IP:PORT`: one server per WebSocket connection,
+ * all sharing the process runtime. Secure by default: without a token only a
+ * loopback address may be used; with `--ws-auth capability-token` every
+ * upgrade needs `Authorization: Bearer <token>` (compared in constant time,
+ * never logged); an `Origin` header is refused (403) unless allowed with
+ * `--ws-allow-origin`, so a web page cannot drive the server.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type net from 'node:net';
+import { WebSocketServer } from 'ws';
+import { ExecServer, type ExecServerOptions } from '../server/exec-server.js';
+import type { Logger } from '../server/logger.js';
+import type { ProcessRuntime } from '../server/process/runtime.js';
+import { webSocketStreams } from '../transport/websocket-streams.js';
+
+export interface WebSocketListenOptions {
+  host: string;
+  port: number;
+  /** SHA-256 of the accepted token; undefined: no authentication (loopback only). */
+  tokenSha256: Buffer | undefined;
+  allowedOrigins: string[];
+  /** Frames above this are refused (close 1009). */
+  maxFrameBytes: number;
+  server: Omit<ExecServerOptions, 'input' | 'output' | 'runtime' | 'logger'>;
+  runtime: ProcessRuntime;
+  logger: Logger;
+}
+
+function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
+  const token = /^Bearer (.+)$/.exec(header ?? '')?.[1];
+  if (token === undefined) return false;
+  return timingSafeEqual(createHash('sha256').update(token).digest(), tokenSha256);
+}
+
+function refuse(socket: net.Socket, status: number, reason: string): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** Listens; resolves with the bound URL (port 0 picks a free port). */
+export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes });
+  const httpServer = http.createServer((_request, response) => response.writeHead(426, { Connection: 'close' }).end());
+  httpServer.on('upgrade', (request, socket, head) => {
+    const origin = request.headers.origin;
+    if (options.tokenSha256 && !authorized(request.headers.authorization, options.tokenSha256))
+      return refuse(socket as net.Socket, 401, 'Unauthorized');
+    if (origin !== undefined && !options.allowedOrigins.includes(origin)) return refuse(socket as net.Socket, 403, 'Forbidden');
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const { input, output } = webSocketStreams(ws);
+      const server = new ExecServer({ ...options.server, input, output, runtime: options.runtime, logger: options.logger }).listen();
+      void server.done.then(() => ws.close(1000));
+      options.logger.info(`connection from ${request.socket.remoteAddress ?? 'unknown'}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port, options.host, resolve);
+  });
+  const address = httpServer.address() as net.AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `ws://${host}:${address.port}`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        httpServer.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * A WebSocket as the pair of byte streams the line transport reads and
+ * writes: one JSON-RPC message per text frame on the wire, one per line in
+ * the streams. Compact JSON has no raw newline, so each line written becomes
+ * one frame; a frame read becomes one line (raw line breaks in it, which
+ * only whitespace between tokens can be, become spaces).
+ */
+import { PassThrough, Writable } from 'node:stream';
+import type { WebSocket } from 'ws';
+
+export interface WebSocketStreams {
+  /** The messages the peer sends, as lines. */
+  input: PassThrough;
+  /** Lines written here go to the peer, one text frame each. */
+  output: Writable;
+}
+
+/** Close code for a binary frame (1003: unsupported data). */
+const CLOSE_UNSUPPORTED_DATA = 1003;
+
+export function webSocketStreams(socket: WebSocket): WebSocketStreams {
+  const input = new PassThrough();
+  let pending = '';
+  const output = new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, _encoding, callback) {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop()!;
+      if (lines.length === 0) return callback();
+      let left = lines.length;
+      let failed: Error | undefined;
+      for (const line of lines) {
+        socket.send(line, (error) => {
+          failed ??= error ?? undefined;
+          if (--left === 0) callback(failed);
+        });
+      }
+    },
+    final(callback) {
+      socket.close(1000);
+      callback();
+    },
+  });
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) {
+      socket.close(CLOSE_UNSUPPORTED_DATA, 'exec-server takes text frames, one JSON-RPC message each');
+      return;
+    }
+    input.write(`${data.toString().replace(/[\r\n]/g, ' ')}\n`);
+  });
+  socket.on('close', () => {
+    input.end();
+    output.destroy();
+  });
+  socket.on('error', () => undefined); // surfaces as 'close'
+  return { input, output };
+}

@@ -1,0 +1,141 @@
+/**
+ * `exec-server --listen ws://…` through the real CLI: token auth, Origin
+ * refusal, loopback-only without auth, a session per connection, one
+ * message per text frame, and a dropped connection ending its processes.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ExecServerClient, createExecutor } from '../src/index.js';
+import { findByCmdline, waitDead, waitFound } from './support/proc.js';
+import { CLI } from './support/server-process.js';
+
+const TOKEN = 'test-token-1234';
+let dir: string;
+let listener: ReturnType<typeof spawn>;
+let url: string;
+
+/** Starts the CLI as a listener; resolves with the URL it prints. */
+function listen(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr!.on('data', (bytes) => {
+      stderr += bytes;
+      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+}
+
+/** The HTTP status (or 101) an upgrade with these headers gets. */
+function upgradeStatus(headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, { headers });
+    socket.once('open', () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      socket.terminate();
+      resolve(response.statusCode ?? 0);
+    });
+    socket.once('error', () => undefined);
+  });
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-'));
+  fs.writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`);
+  ({ child: listener, url } = await listen([
+    '--listen',
+    'ws://127.0.0.1:0',
+    '--ws-auth',
+    'capability-token',
+    '--ws-token-file',
+    path.join(dir, 'token'),
+  ]));
+});
+
+afterAll(async () => {
+  listener.kill('SIGTERM');
+  await new Promise((resolve) => listener.once('exit', resolve));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('exec-server --listen ws://', () => {
+  it('answers 401 without the token or with a wrong one, 403 for a foreign Origin, and upgrades otherwise', async () => {
+    expect(await upgradeStatus({})).toBe(401);
+    expect(await upgradeStatus({ Authorization: 'Bearer wrong' })).toBe(401);
+    expect(await upgradeStatus({ Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example' })).toBe(403);
+    expect(await upgradeStatus({ Authorization: `Bearer ${TOKEN}` })).toBe(101);
+  });
+
+  it('serves a session per connection through the client and executors', async () => {
+    const first = await ExecServerClient.connectWebSocket(url, { token: TOKEN });
+    const second = await createExecutor({ url, token: TOKEN });
+    try {
+      expect(first.sessionId).not.toBe('');
+      const result = await first.run(['sh', '-c', 'echo over websocket; exit 4']);
+      expect([result.exitCode, result.stdout.toString()]).toEqual([4, 'over websocket\n']);
+      // The same processId in two connections: two sessions, no clash.
+      const session = await first.start({ argv: ['sleep', '30.91'], processId: 'same' });
+      const started = await second.start({ processId: 'same', argv: ['true'], cwd: '/tmp', env: { PATH: '/usr/bin:/bin' }, tty: false });
+      expect(started.processId).toBe('same');
+      await session.terminate();
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('refuses the connection with a clear error when the token is wrong', async () => {
+    await expect(ExecServerClient.connectWebSocket(url, { token: 'nope' })).rejects.toMatchObject({
+      kind: 'connectFailed',
+      message: expect.stringContaining('HTTP 401'),
+    });
+  });
+
+  it('closes a connection that sends a binary frame (1003)', async () => {
+    const code = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      socket.once('open', () => socket.send(Buffer.from([1, 2, 3]), { binary: true }));
+      socket.once('close', (closeCode) => resolve(closeCode));
+    });
+    expect(code).toBe(1003);
+  });
+
+  it('ends the processes of a connection that drops', async () => {
+    const client = await ExecServerClient.connectWebSocket(url, { token: TOKEN });
+    await client.start({ argv: ['sleep', '30.92'] });
+    const sleeper = await waitFound('30.92', 'sleep');
+    await client.close();
+    expect(await waitDead(sleeper)).toEqual([]);
+    expect(findByCmdline('30.91', 'sleep')).toEqual([]);
+  });
+
+  it('refuses a non-loopback address without a token, naming the flag to add', async () => {
+    const child = spawn(process.execPath, [CLI, '--listen', 'ws://0.0.0.0:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (bytes) => (stderr += bytes));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('a non-loopback address needs --ws-auth capability-token');
+  });
+
+  it('listens on loopback without a token', async () => {
+    const open = await listen(['--listen', 'ws://127.0.0.1:0']);
+    try {
+      const client = await ExecServerClient.connectWebSocket(open.url);
+      expect((await client.run(['true'])).exitCode).toBe(0);
+      await client.close();
+    } finally {
+      open.child.kill('SIGTERM');
+      await new Promise((resolve) => open.child.once('exit', resolve));
+    }
+  });
+});
