@@ -56,3 +56,29 @@ for (const version of VERSIONS as string[]) {
       }
     });
 }
+
+// Over WebSocket: Codex 0.169.0 connects to our listener (url + auth_bearer_token in environments.toml).
+const { startListener } = await interop('matrix');
+const webSocketReason = skipReason('0.169.0');
+describe.skipIf(webSocketReason !== null)(
+  `interop over WebSocket: Codex 0.169.0${webSocketReason ? ` (skipped: ${webSocketReason})` : ''}`,
+  () => {
+    for (const [name, mode] of [
+      ['exit-code', 'pipe'],
+      ['pty-cat', 'pty'],
+    ] as const) {
+      it(`${name} [${mode}]`, { timeout: CASE_TIMEOUT_MS * JOBS + 30_000 }, async () => {
+        const listener = await startListener();
+        try {
+          const { scenario } = cases.find((c) => c.scenario.name === name && c.mode === mode)!;
+          const result = await limited(() =>
+            runCase({ scenario, mode, version: '0.169.0', server: 'ours', timeoutMs: CASE_TIMEOUT_MS, webSocket: listener }),
+          );
+          expect(result.ok, formatFailures([{ scenario, mode, version: '0.169.0', result }])).toBe(true);
+        } finally {
+          listener.stop();
+        }
+      });
+    }
+  },
+);

@@ -20,7 +20,7 @@ const tomlTable = (entries) =>
     .map(([k, v]) => `${k} = ${tomlString(v)}`)
     .join(', ')} }`;
 
-function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog) {
+function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog, webSocket) {
   // No retries: a mock that answered wrongly should fail the run at once, not after back-off.
   fs.writeFileSync(
     path.join(home, 'config.toml'),
@@ -45,9 +45,14 @@ function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog) {
       'include_local = false',
       '[[environments]]',
       `id = ${tomlString(ENVIRONMENT_ID)}`,
-      `program = ${tomlString(process.execPath)}`,
-      `args = [${tomlString(TAP)}]`,
-      `env = ${tomlTable({ ...serverEnv, TAP_TARGET_ARGV: JSON.stringify(serverArgv), TAP_LOG: tapLog })}`,
+      // Over WebSocket Codex connects to a listener (no tap: its log stays empty).
+      ...(webSocket
+        ? [`url = ${tomlString(webSocket.url)}`, `auth_bearer_token = ${tomlString(webSocket.token)}`]
+        : [
+            `program = ${tomlString(process.execPath)}`,
+            `args = [${tomlString(TAP)}]`,
+            `env = ${tomlTable({ ...serverEnv, TAP_TARGET_ARGV: JSON.stringify(serverArgv), TAP_LOG: tapLog })}`,
+          ]),
       '',
     ].join('\n'),
   );
@@ -66,10 +71,22 @@ function killGroup(child) {
  * Options: codexBin, serverArgv (the server command the tap starts), serverEnv
  * (extra variables for the server), script (mock steps), prompt, runDir (fresh,
  * will be created), setup(workdir) (optional, prepares files), timeoutMs,
- * sandbox (a Codex `--sandbox` mode such as "workspace-write"; default: no sandbox).
+ * sandbox (a Codex `--sandbox` mode such as "workspace-write"; default: no sandbox),
+ * webSocket ({ url, token }: Codex connects to that listener instead of starting serverArgv).
  * Resolves to { exitCode, signal, timedOut, stdout, stderr, requests, tapLog, workdir, durationMs }.
  */
-export async function runCodex({ codexBin, serverArgv, serverEnv = {}, script, prompt, runDir, setup, timeoutMs = 45_000, sandbox }) {
+export async function runCodex({
+  codexBin,
+  serverArgv,
+  serverEnv = {},
+  script,
+  prompt,
+  runDir,
+  setup,
+  timeoutMs = 45_000,
+  sandbox,
+  webSocket,
+}) {
   const home = path.join(runDir, 'home');
   const workdir = path.join(runDir, 'work');
   const tapLog = path.join(runDir, 'tap.log');
@@ -79,7 +96,7 @@ export async function runCodex({ codexBin, serverArgv, serverEnv = {}, script, p
   if (setup) await setup(workdir);
 
   const mock = await startMockResponses(script);
-  writeConfig(home, mock.baseUrl, serverArgv, serverEnv, tapLog);
+  writeConfig(home, mock.baseUrl, serverArgv, serverEnv, tapLog, webSocket);
 
   const env = { ...process.env, CODEX_HOME: home };
   // A real key in the caller's environment must not matter (and must not be sent anywhere).

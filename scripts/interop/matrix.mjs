@@ -3,7 +3,10 @@
  * Shared by run.mjs (the `npm run interop` report) and test/interop.test.ts,
  * so both judge the server the same way.
  */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCodex } from './codex-run.mjs';
@@ -56,7 +59,7 @@ export function pruneOldRuns(maxAgeMs = 24 * 3600_000) {
  * Runs one case and judges it. Resolves to { ok, reasons, tapLines, runDir, durationMs }.
  * The run directory is removed when the case passes and kept when it fails.
  */
-export async function runCase({ scenario, mode, version, server = 'ours', timeoutMs = 45_000 }) {
+export async function runCase({ scenario, mode, version, server = 'ours', timeoutMs = 45_000, webSocket }) {
   const runDir = freshRunDir(`${Array.isArray(server) ? 'custom' : server}-${version}-${scenario.name}-${mode}`);
   const workdir = path.join(runDir, 'work');
   const steps = scenario.script({ mode, workdir });
@@ -73,6 +76,7 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
       setup: scenario.setup,
       timeoutMs,
       sandbox: scenario.sandbox,
+      webSocket,
     });
   } catch (error) {
     return { ok: false, reasons: [`harness error: ${error.stack ?? error}`], tapLines: [], runDir, durationMs: 0 };
@@ -105,16 +109,35 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
 }
 
 /** Runs `cases` with at most `jobs` Codex processes at a time; `onDone(case, result)` as each finishes. */
-export async function runCases(cases, { jobs = 3, server = 'ours', timeoutMs, onDone = () => {} } = {}) {
+export async function runCases(cases, { jobs = 3, server = 'ours', timeoutMs, webSocket, onDone = () => {} } = {}) {
   const results = new Array(cases.length);
   let next = 0;
   const lane = async () => {
     while (next < cases.length) {
       const index = next++;
-      results[index] = await runCase({ ...cases[index], server, timeoutMs });
+      results[index] = await runCase({ ...cases[index], server, timeoutMs, webSocket });
       onDone(cases[index], results[index]);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, jobs) }, lane));
   return results;
+}
+
+/** Our server as a WebSocket listener on loopback with a fresh token; its URL, token, and how to stop it. */
+export async function startListener() {
+  const token = randomBytes(16).toString('hex');
+  const tokenFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'interop-ws-')), 'token');
+  fs.writeFileSync(tokenFile, token, { mode: 0o600 });
+  const args = [OUR_SERVER, '--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-file', tokenFile];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr.on('data', (bytes) => {
+      stderr += bytes;
+      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', () => reject(new Error(`the listener exited: ${stderr}`)));
+  });
+  return { url, token, stop: () => child.kill('SIGTERM') };
 }
