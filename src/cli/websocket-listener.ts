@@ -4,12 +4,13 @@
  * loopback address may be used; with `--ws-auth capability-token` every
  * upgrade needs `Authorization: Bearer <token>` (compared in constant time,
  * never logged); an `Origin` header is refused (403) unless allowed with
- * `--ws-allow-origin`, so a web page cannot drive the server.
+ * `--ws-allow-origin`, so a web page cannot drive the server. Peers are
+ * pinged; one that stops answering is dropped, and its session ends.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { ExecServer, type ExecServerOptions } from '../server/exec-server.js';
 import type { Logger } from '../server/logger.js';
 import type { ProcessRuntime } from '../server/process/runtime.js';
@@ -23,10 +24,14 @@ export interface WebSocketListenOptions {
   allowedOrigins: string[];
   /** Frames above this are refused (close 1009). */
   maxFrameBytes: number;
+  /** How often idle peers are pinged (default 30 s). */
+  pingIntervalMs?: number;
   server: Omit<ExecServerOptions, 'input' | 'output' | 'runtime' | 'logger'>;
   runtime: ProcessRuntime;
   logger: Logger;
 }
+
+const PING_INTERVAL_MS = 30_000;
 
 function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
   const token = /^Bearer (.+)$/.exec(header ?? '')?.[1];
@@ -41,6 +46,19 @@ function refuse(socket: net.Socket, status: number, reason: string): void {
 /** Listens; resolves with the bound URL (port 0 picks a free port). */
 export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes });
+  // A ping every interval; a peer that has not answered the last one is gone (its session ends).
+  const alive = new WeakMap<WebSocket, boolean>();
+  const heartbeat = setInterval(() => {
+    for (const client of wss.clients) {
+      if (alive.get(client) === false) {
+        client.terminate();
+        continue;
+      }
+      alive.set(client, false);
+      client.ping();
+    }
+  }, options.pingIntervalMs ?? PING_INTERVAL_MS);
+  heartbeat.unref();
   const httpServer = http.createServer((_request, response) => response.writeHead(426, { Connection: 'close' }).end());
   httpServer.on('upgrade', (request, socket, head) => {
     const origin = request.headers.origin;
@@ -48,6 +66,8 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
       return refuse(socket as net.Socket, 401, 'Unauthorized');
     if (origin !== undefined && !options.allowedOrigins.includes(origin)) return refuse(socket as net.Socket, 403, 'Forbidden');
     wss.handleUpgrade(request, socket, head, (ws) => {
+      alive.set(ws, true);
+      ws.on('pong', () => alive.set(ws, true));
       const { input, output } = webSocketStreams(ws);
       const server = new ExecServer({ ...options.server, input, output, runtime: options.runtime, logger: options.logger }).listen();
       void server.done.then(() => ws.close(1000));
@@ -64,6 +84,7 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     url: `ws://${host}:${address.port}`,
     close: () =>
       new Promise((resolve) => {
+        clearInterval(heartbeat);
         for (const client of wss.clients) client.terminate();
         httpServer.close(() => resolve());
       }),
