@@ -25,31 +25,22 @@ const processWideMasters = new Set<number>();
 /**
  * Master descriptors of live PTYs. forkpty opens them without close-on-exec
  * and Node cannot set that flag, so pipe children must close them (see
- * `pipe-child.ts`). A runtime records its own, but `list()` gives every
- * runtime's: a child of one server must not inherit another server's
- * terminals (it could type into them).
+ * `pipe-child.ts`). Descriptors belong to the process, not to a server, so
+ * every runtime lists every runtime's: a child of one server must not
+ * inherit another server's terminals (it could type into them).
  */
 export class PtyMasters {
-  private readonly fds = new Set<number>();
-
   add(fd: number): void {
-    this.fds.add(fd);
     processWideMasters.add(fd);
   }
 
   delete(fd: number): void {
-    this.fds.delete(fd);
     processWideMasters.delete(fd);
   }
 
-  /** The masters open in this process, this runtime's and any other's. */
+  /** The masters open in this process. */
   list(): number[] {
     return [...processWideMasters];
-  }
-
-  /** This runtime's own. */
-  get size(): number {
-    return this.fds.size;
   }
 }
 
