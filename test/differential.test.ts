@@ -24,6 +24,8 @@ beforeAll(async () => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'differential-')));
   fs.writeFileSync(path.join(root, 'twelve.txt'), 'hello world\n');
   web = http.createServer((request, response) => {
+    // No Date header: the two servers' requests may fall in different seconds.
+    response.sendDate = false;
     if (request.url === '/redirect') response.writeHead(302, { location: '/hello' }).end();
     else response.end('hello');
   });
