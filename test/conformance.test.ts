@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Methods, Notifications, type MethodName, type NotificationName } from '../src/protocol/methods.js';
+import { Methods, type MethodName } from '../src/protocol/methods.js';
+import { Notifications, type NotificationName } from '../src/protocol/notifications.js';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
 

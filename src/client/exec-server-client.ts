@@ -12,15 +12,8 @@ import { createMessageConnection, ResponseError, type MessageConnection } from '
 import { packageFile } from '../package/files.js';
 import { bytesOf } from '../protocol/base64-payload.js';
 import { Errors } from '../protocol/errors.js';
-import {
-  Notification,
-  type MethodName,
-  type NotificationName,
-  type NotificationParamsOf,
-  type ParamsOf,
-  type ProducedResultOf,
-  type ResultOf,
-} from '../protocol/methods.js';
+import type { MethodName, ParamsOf, ProducedResultOf, ResultOf } from '../protocol/methods.js';
+import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';

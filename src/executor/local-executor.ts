@@ -9,14 +9,8 @@ import type { ReadResult } from '../client/process-session.js';
 import { ProtocolFacade } from '../client/protocol-facade.js';
 import { ServerGeneration } from '../client/server-generation.js';
 import type { ProtocolError } from '../protocol/errors.js';
-import {
-  Notification,
-  type MethodName,
-  type NotificationName,
-  type NotificationParamsOf,
-  type ParamsOf,
-  type ProducedResultOf,
-} from '../protocol/methods.js';
+import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
 import { ProcessRuntime } from '../server/process/runtime.js';
 import { ServerSession } from '../server/session.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';

@@ -7,7 +7,8 @@
  * file is stale.
  */
 import { z } from 'zod';
-import { Methods, Notifications } from './methods.js';
+import { Methods } from './methods.js';
+import { Notifications } from './notifications.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -30,21 +30,21 @@ export interface MethodSpec<
   readonly family: Family;
   /** The protocol generations whose clients send it (an extension of ours is listed under 1). */
   readonly generations: readonly Generation[];
+  /**
+   * Whether a client may send it again when its connection dropped with the
+   * request in flight (the first may or may not have been carried out):
+   * `safe` (reads, and calls whose repeat changes nothing), `withWriteId`
+   * (a `process/write` carrying a `writeId`, which the server applies once),
+   * `never` (its outcome is unknown; the caller must decide).
+   */
+  readonly retry: 'safe' | 'withWriteId' | 'never';
   readonly summary: string;
 }
 
-export interface NotificationSpec<Params extends z.ZodType = z.ZodType> {
-  readonly params: Params;
-  readonly direction: 'toClient' | 'toServer';
-  readonly generations: readonly Generation[];
-  readonly summary: string;
-}
-
-const BOTH = [1, 2] as const;
+export const BOTH = [1, 2] as const;
 const spec = <Params extends z.ZodType, Result extends z.ZodType, Family extends GateFamily | undefined>(
   value: MethodSpec<Params, Result, Family>,
 ) => value;
-const notification = <Params extends z.ZodType>(value: NotificationSpec<Params>) => value;
 
 export const Methods = {
   initialize: spec({
@@ -53,6 +53,7 @@ export const Methods = {
     result: R.InitializeResult,
     family: undefined,
     generations: BOTH,
+    retry: 'never',
     summary: 'Opens the session; once per connection.',
   }),
   'process/start': spec({
@@ -62,6 +63,7 @@ export const Methods = {
     result: R.ProcessStartResult,
     family: 'exec',
     generations: BOTH,
+    retry: 'never',
     summary: 'Starts a process on pipes or a PTY.',
   }),
   'process/read': spec({
@@ -70,6 +72,7 @@ export const Methods = {
     result: R.ProcessReadResult,
     family: 'exec',
     generations: BOTH,
+    retry: 'safe',
     summary: 'Reads retained output after a seq, optionally waiting for more.',
   }),
   'process/write': spec({
@@ -78,6 +81,7 @@ export const Methods = {
     result: R.ProcessWriteResult,
     family: 'exec',
     generations: BOTH,
+    retry: 'withWriteId',
     summary: "Writes to a process's stdin (once per writeId).",
   }),
   'process/terminate': spec({
@@ -86,6 +90,7 @@ export const Methods = {
     result: R.ProcessTerminateResult,
     family: 'exec',
     generations: BOTH,
+    retry: 'never',
     summary: "Kills a process's whole tree.",
   }),
   'process/resize': spec({
@@ -94,6 +99,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'exec',
     generations: BOTH,
+    retry: 'safe',
     summary: "Resizes a PTY process's terminal.",
   }),
   'process/signal': spec({
@@ -102,6 +108,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'exec',
     generations: BOTH,
+    retry: 'never',
     summary: "Sends a signal to a process's group (an extension in generation 1).",
   }),
   'environment/info': spec({
@@ -110,6 +117,7 @@ export const Methods = {
     result: R.EnvironmentInfo,
     family: 'environment',
     generations: BOTH,
+    retry: 'safe',
     summary: 'Describes the machine: shell, cwd, platform, capabilities (an extension in generation 1).',
   }),
   'environment/status': spec({
@@ -118,6 +126,7 @@ export const Methods = {
     result: R.EnvironmentStatusResult,
     family: 'environment',
     generations: [2],
+    retry: 'safe',
     summary: 'Says whether the environment is ready.',
   }),
   'fs/readFile': spec({
@@ -127,6 +136,7 @@ export const Methods = {
     result: R.FsReadFileResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'safe',
     summary: 'Reads a whole file.',
   }),
   'fs/writeFile': spec({
@@ -136,6 +146,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'never',
     summary: 'Writes a whole file.',
   }),
   'fs/createDirectory': spec({
@@ -145,6 +156,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'never',
     summary: 'Creates a directory (recursively by default).',
   }),
   'fs/getMetadata': spec({
@@ -154,6 +166,7 @@ export const Methods = {
     result: R.FsMetadataResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'safe',
     summary: 'Stats a path.',
   }),
   'fs/readDirectory': spec({
@@ -163,6 +176,7 @@ export const Methods = {
     result: R.FsReadDirectoryResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'safe',
     summary: 'Lists a directory.',
   }),
   'fs/remove': spec({
@@ -172,6 +186,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'never',
     summary: 'Removes a file or tree.',
   }),
   'fs/copy': spec({
@@ -181,6 +196,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'never',
     summary: 'Copies a file, symlink or tree.',
   }),
   'fs/canonicalize': spec({
@@ -190,6 +206,7 @@ export const Methods = {
     result: R.FsCanonicalizeResult,
     family: 'filesystem',
     generations: BOTH,
+    retry: 'safe',
     summary: 'Resolves a path to its canonical form.',
   }),
   'fs/walk': spec({
@@ -198,6 +215,7 @@ export const Methods = {
     result: R.FsWalkResult,
     family: 'filesystem',
     generations: [2],
+    retry: 'safe',
     summary: 'Lists a tree breadth-first, within limits.',
   }),
   'fs/open': spec({
@@ -206,6 +224,7 @@ export const Methods = {
     result: R.FsOpenResult,
     family: 'filesystem',
     generations: [2],
+    retry: 'never',
     summary: 'Opens a file for block reads, or truncates it for block writes (mode replace).',
   }),
   'fs/readBlock': spec({
@@ -214,6 +233,7 @@ export const Methods = {
     result: R.FsReadBlockResult,
     family: 'filesystem',
     generations: [2],
+    retry: 'never',
     summary: 'Reads up to 1 MiB at an offset of an open file.',
   }),
   'fs/writeBlock': spec({
@@ -222,6 +242,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'filesystem',
     generations: [2],
+    retry: 'never',
     summary: 'Writes up to 1 MiB at an offset of a file opened with mode replace.',
   }),
   'fs/close': spec({
@@ -230,6 +251,7 @@ export const Methods = {
     result: R.EmptyResult,
     family: 'filesystem',
     generations: [2],
+    retry: 'never',
     summary: 'Closes a file handle (always succeeds).',
   }),
   'fs/watchMissing': spec({
@@ -238,6 +260,7 @@ export const Methods = {
     result: R.FsWatchMissingResult,
     family: 'filesystem',
     generations: [2],
+    retry: 'never',
     summary: 'Watches for missing paths to appear (or a present one to go): one watch per connection, one notification.',
   }),
   'http/request': spec({
@@ -246,51 +269,12 @@ export const Methods = {
     result: R.HttpRequestResult,
     family: 'http',
     generations: BOTH,
+    retry: 'never',
     summary: 'Makes an HTTP request from the server machine.',
   }),
 } as const satisfies Record<string, MethodSpec>;
 
-export const Notifications = {
-  initialized: notification({
-    params: P.InitializedParams,
-    direction: 'toServer',
-    generations: BOTH,
-    summary: 'Completes the handshake; opens the gated families.',
-  }),
-  'process/output': notification({
-    params: R.ProcessOutputNotification,
-    direction: 'toClient',
-    generations: BOTH,
-    summary: 'Output of a process, numbered by seq.',
-  }),
-  'process/exited': notification({
-    params: R.ProcessExitedNotification,
-    direction: 'toClient',
-    generations: BOTH,
-    summary: 'A process exited.',
-  }),
-  'process/closed': notification({
-    params: R.ProcessClosedNotification,
-    direction: 'toClient',
-    generations: BOTH,
-    summary: "A process's output ended: its last event.",
-  }),
-  'fs/missingChanged': notification({
-    params: R.FsMissingChangedNotification,
-    direction: 'toClient',
-    generations: [2],
-    summary: 'A path of the fs/watchMissing watch appeared, or its present path went (once per watch).',
-  }),
-  'http/request/bodyDelta': notification({
-    params: R.HttpBodyDeltaNotification,
-    direction: 'toClient',
-    generations: BOTH,
-    summary: 'A piece of a streamed HTTP response body.',
-  }),
-} as const satisfies Record<string, NotificationSpec>;
-
 export type MethodName = keyof typeof Methods;
-export type NotificationName = keyof typeof Notifications;
 /** What a caller sends (paths as strings, optional members omitted). */
 export type ParamsOf<M extends MethodName> = z.input<(typeof Methods)[M]['params']>;
 /** What a handler receives after decoding (paths resolved, see `schemas.ts`). */
@@ -306,7 +290,6 @@ type PayloadMember = 'dataBase64' | 'bodyBase64' | 'chunk';
 export type ProducedResultOf<M extends MethodName> = {
   [K in keyof ResultOf<M>]: K extends PayloadMember ? ResultOf<M>[K] | Base64Payload : ResultOf<M>[K];
 };
-export type NotificationParamsOf<N extends NotificationName> = z.output<(typeof Notifications)[N]['params']>;
 
 export function isMethodName(name: string): name is MethodName {
   return Object.hasOwn(Methods, name);
@@ -339,12 +322,3 @@ export const Method = {
   FsWatchMissing: 'fs/watchMissing',
   HttpRequest: 'http/request',
 } as const satisfies Record<string, MethodName>;
-
-export const Notification = {
-  Initialized: 'initialized',
-  ProcessOutput: 'process/output',
-  ProcessExited: 'process/exited',
-  ProcessClosed: 'process/closed',
-  HttpBodyDelta: 'http/request/bodyDelta',
-  FsMissingChanged: 'fs/missingChanged',
-} as const satisfies Record<string, NotificationName>;

@@ -4,7 +4,7 @@
  * and the dispatcher that runs its requests. `ExecServer` puts it behind
  * JSON-RPC lines; `LocalExecutor` calls it directly.
  */
-import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/methods.js';
+import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
 import { PayloadStash } from '../protocol/payload-stash.js';
 import type { OutputStream } from '../protocol/types.js';
 import { ClientGeneration, type Generation } from './client-generation.js';

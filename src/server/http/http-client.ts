@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { Errors, ErrorTexts } from '../../protocol/errors.js';
-import { Notification } from '../../protocol/methods.js';
+import { Notification } from '../../protocol/notifications.js';
 import type * as S from '../../protocol/schemas.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';

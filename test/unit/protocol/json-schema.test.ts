@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { protocolJsonSchema, protocolJsonSchemaText } from '../../../src/protocol/json-schema.js';
-import { Methods, Notifications } from '../../../src/protocol/methods.js';
+import { Methods } from '../../../src/protocol/methods.js';
+import { Notifications } from '../../../src/protocol/notifications.js';
 
 const FILE = new URL('../../../schema/exec-server.schema.json', import.meta.url);
 

@@ -1,0 +1,68 @@
+/**
+ * The notifications of the protocol, described once (with `methods.ts`):
+ * their params, direction and the generations that send them.
+ */
+import type { z } from 'zod';
+import { BOTH, type Generation } from './methods.js';
+import * as R from './results.js';
+import * as P from './schemas.js';
+
+export interface NotificationSpec<Params extends z.ZodType = z.ZodType> {
+  readonly params: Params;
+  readonly direction: 'toClient' | 'toServer';
+  readonly generations: readonly Generation[];
+  readonly summary: string;
+}
+
+const notification = <Params extends z.ZodType>(value: NotificationSpec<Params>) => value;
+
+export const Notifications = {
+  initialized: notification({
+    params: P.InitializedParams,
+    direction: 'toServer',
+    generations: BOTH,
+    summary: 'Completes the handshake; opens the gated families.',
+  }),
+  'process/output': notification({
+    params: R.ProcessOutputNotification,
+    direction: 'toClient',
+    generations: BOTH,
+    summary: 'Output of a process, numbered by seq.',
+  }),
+  'process/exited': notification({
+    params: R.ProcessExitedNotification,
+    direction: 'toClient',
+    generations: BOTH,
+    summary: 'A process exited.',
+  }),
+  'process/closed': notification({
+    params: R.ProcessClosedNotification,
+    direction: 'toClient',
+    generations: BOTH,
+    summary: "A process's output ended: its last event.",
+  }),
+  'fs/missingChanged': notification({
+    params: R.FsMissingChangedNotification,
+    direction: 'toClient',
+    generations: [2],
+    summary: 'A path of the fs/watchMissing watch appeared, or its present path went (once per watch).',
+  }),
+  'http/request/bodyDelta': notification({
+    params: R.HttpBodyDeltaNotification,
+    direction: 'toClient',
+    generations: BOTH,
+    summary: 'A piece of a streamed HTTP response body.',
+  }),
+} as const satisfies Record<string, NotificationSpec>;
+
+export type NotificationName = keyof typeof Notifications;
+export type NotificationParamsOf<N extends NotificationName> = z.output<(typeof Notifications)[N]['params']>;
+
+export const Notification = {
+  Initialized: 'initialized',
+  ProcessOutput: 'process/output',
+  ProcessExited: 'process/exited',
+  ProcessClosed: 'process/closed',
+  HttpBodyDelta: 'http/request/bodyDelta',
+  FsMissingChanged: 'fs/missingChanged',
+} as const satisfies Record<string, NotificationName>;
