@@ -102,6 +102,13 @@ describe('block file I/O', () => {
       ['fs/readBlock', { handleId: 'r', offset: 0, len: 3 }],
       ['fs/close', { handleId: 'nope' }],
       ['fs/close', { handleId: 'r' }],
+      // Handle ids: at most 32 bytes of UTF-8; empty is allowed.
+      ['fs/open', { handleId: 'x'.repeat(33), path: '@/a.txt' }],
+      ['fs/open', { handleId: `${'é'.repeat(15)}12`, path: '@/a.txt' }],
+      ['fs/open', { handleId: `${'é'.repeat(16)}1`, path: '@/a.txt' }],
+      ['fs/open', { handleId: '', path: '@/a.txt' }],
+      ['fs/close', { handleId: `${'é'.repeat(15)}12` }],
+      ['fs/close', { handleId: '' }],
     ]);
     expect(answers).toEqual([
       { handleId: 'r' },
@@ -116,6 +123,12 @@ describe('block file I/O', () => {
       { code: -32602, message: 'Invalid symbol 33, offset 0.' },
       { code: -32603, message: 'Bad file descriptor (os error 9)' },
       { chunk: b64('abc'), eof: false },
+      {},
+      {},
+      { code: -32600, message: 'file handle ID must not exceed 32 bytes' },
+      { handleId: `${'é'.repeat(15)}12` },
+      { code: -32600, message: 'file handle ID must not exceed 32 bytes' },
+      { handleId: '' },
       {},
       {},
     ]);

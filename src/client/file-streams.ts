@@ -4,7 +4,7 @@
  * `fs/close`. A few blocks are in flight at once, and no more: memory stays
  * bounded and backpressure reaches the server.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { bytesOf } from '../protocol/base64-payload.js';
 import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
@@ -36,7 +36,7 @@ function started<T>(request: Promise<T>): Promise<T> {
 /** A Readable of the file at `path` (as the server wants paths). */
 export function blockReader(call: Call, path: string, options: FileStreamOptions = {}): Readable {
   const blockSize = blockSizeOf(options);
-  const handleId = `read-${randomUUID()}`;
+  const handleId = newHandleId();
   let opened = false;
   let offset = 0;
   let ended = false;
@@ -93,7 +93,7 @@ export function blockReader(call: Call, path: string, options: FileStreamOptions
 /** A Writable that replaces the file at `path` (truncated when opened, as `fs/open` mode replace does). */
 export function blockWriter(call: Call, path: string, options: FileStreamOptions = {}): Writable {
   const blockSize = blockSizeOf(options);
-  const handleId = `write-${randomUUID()}`;
+  const handleId = newHandleId();
   let opened = false;
   let offset = 0;
   const pending: Array<Promise<unknown>> = [];
@@ -133,4 +133,9 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
         );
     },
   });
+}
+
+/** 32 hex digits: as long as a handle id may be (Codex 0.169 refuses longer ones). */
+function newHandleId(): string {
+  return randomBytes(16).toString('hex');
 }

@@ -94,6 +94,7 @@ export const Errors = {
   /** A write the sandbox policy forbids, in the kernel's words (what Codex 0.169 answers). */
   readOnlyFileSystem: () => internal('Read-only file system (os error 30)'),
   notAFile: (native: string) => invalidRequest(`path \`${native}\` is not a file`),
+  handleIdTooLong: (limit: number) => invalidRequest(`file handle ID must not exceed ${limit} bytes`),
   handleExists: (id: string) => invalidRequest(`file handle \`${id}\` already exists`),
   tooManyHandles: (limit: number) => invalidRequest(`at most ${limit} file handles may be open per connection`),
   unknownHandle: (id: string) => new ProtocolError(ErrorCode.NotFound, `unknown file handle \`${id}\``),

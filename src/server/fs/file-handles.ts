@@ -28,6 +28,9 @@ function osFailure(error: unknown): never {
   throw error instanceof ProtocolError ? error : fsError(error);
 }
 
+/** Codex 0.169 refuses longer ids (UTF-8 bytes). */
+const MAX_HANDLE_ID_BYTES = 32;
+
 export class FileHandles {
   private readonly open = new Map<string, FileHandle>();
   /** Ids whose open is under way: they count against the limit and cannot be opened twice. */
@@ -35,8 +38,9 @@ export class FileHandles {
   /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
   private readonly spare: Buffer[] = [];
 
-  /** Throws the reference's −32600 when `handleId` is taken or no handle is left. */
+  /** Throws the reference's −32600 when `handleId` is too long or taken, or no handle is left. */
   checkOpenable(handleId: string): void {
+    if (Buffer.byteLength(handleId) > MAX_HANDLE_ID_BYTES) throw Errors.handleIdTooLong(MAX_HANDLE_ID_BYTES);
     if (this.open.has(handleId) || this.opening.has(handleId)) throw Errors.handleExists(handleId);
     if (this.open.size + this.opening.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
   }
