@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
 import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
+import { DEFAULT_DETACHED_TTL_MS } from '../server/session-registry.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/line-reader.js';
 import { isLoopback } from './loopback.js';
 
@@ -26,6 +27,8 @@ export interface WebSocketCli {
   /** SHA-256 of the token (`--ws-token-file` hashed, or `--ws-token-sha256`); undefined without auth. */
   tokenSha256: Buffer | undefined;
   allowedOrigins: string[];
+  /** How long a dropped connection's session waits to be resumed. */
+  detachedTtlMs: number;
 }
 
 export const USAGE = `Usage: exec-server [options]
@@ -41,6 +44,10 @@ Options:
   --ws-token-file PATH    the token (trimmed), for --ws-auth
   --ws-token-sha256 HEX   or its SHA-256, for --ws-auth
   --ws-allow-origin URL   accept browser connections from this Origin (repeatable; none by default)
+  --detached-session-ttl-ms N
+                          how long a dropped connection's session (its processes, their output) waits
+                          for a client to resume it with initialize.resumeSessionId (default: ${DEFAULT_DETACHED_TTL_MS};
+                          0: end it at once)
   --log-level LEVEL       error | warn | info | debug (default: warn; env EXEC_SERVER_LOG)
   --max-line-bytes N      longest accepted input line (default: ${DEFAULT_MAX_LINE_BYTES}, minimum ${MIN_MAX_LINE_BYTES})
   --retention-ms N        how long a closed process stays readable (default: ${RETENTION_AFTER_CLOSE_MS})
@@ -64,6 +71,7 @@ function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv) {
       'ws-token-file': { type: 'string' },
       'ws-token-sha256': { type: 'string' },
       'ws-allow-origin': { type: 'string', multiple: true, default: [] },
+      'detached-session-ttl-ms': { type: 'string', default: String(DEFAULT_DETACHED_TTL_MS) },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', short: 'v', default: false },
     },
@@ -86,14 +94,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!Number.isInteger(maxLineBytes) || maxLineBytes < MIN_MAX_LINE_BYTES) {
     throw new UsageError(`--max-line-bytes: expected an integer >= ${MIN_MAX_LINE_BYTES}, got "${values['max-line-bytes']}"`);
   }
-  const retentionMs = Number(values['retention-ms']);
-  if (!Number.isInteger(retentionMs) || retentionMs < 0) {
-    throw new UsageError(`--retention-ms: expected a non-negative integer, got "${values['retention-ms']}"`);
-  }
+  const retentionMs = nonNegativeInteger(values, 'retention-ms');
   return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs, bwrap: values.bwrap, webSocket };
 }
 
 type Values = ReturnType<typeof parseCliArgs>['values'];
+
+function nonNegativeInteger(values: Values, flag: 'retention-ms' | 'detached-session-ttl-ms'): number {
+  const value = Number(values[flag]);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${flag}: expected a non-negative integer, got "${values[flag]}"`);
+  return value;
+}
 
 function tokenHash(values: Values): Buffer | undefined {
   if (values['ws-auth'] === undefined) {
@@ -129,5 +140,6 @@ function webSocketOptions(values: Values): WebSocketCli {
       `--listen ${values.listen}: a non-loopback address needs --ws-auth capability-token (with --ws-token-file or --ws-token-sha256)`,
     );
   }
-  return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [] };
+  const detachedTtlMs = nonNegativeInteger(values, 'detached-session-ttl-ms');
+  return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [], detachedTtlMs };
 }

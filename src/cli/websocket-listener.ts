@@ -5,7 +5,9 @@
  * upgrade needs `Authorization: Bearer <token>` (compared in constant time,
  * never logged); an `Origin` header is refused (403) unless allowed with
  * `--ws-allow-origin`, so a web page cannot drive the server. Peers are
- * pinged; one that stops answering is dropped, and its session ends.
+ * pinged; one that stops answering is dropped. A dropped connection's session
+ * waits `detachedTtlMs` for a client to resume it (`initialize` with
+ * `resumeSessionId`); a clean close (1000) ends it at once.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -14,6 +16,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { ExecServer, type ExecServerOptions } from '../server/exec-server.js';
 import type { Logger } from '../server/logger.js';
 import type { ProcessRuntime } from '../server/process/runtime.js';
+import { SessionRegistry } from '../server/session-registry.js';
 import { webSocketStreams } from '../transport/websocket-streams.js';
 
 export interface WebSocketListenOptions {
@@ -26,12 +29,16 @@ export interface WebSocketListenOptions {
   maxFrameBytes: number;
   /** How often idle peers are pinged (default 30 s). */
   pingIntervalMs?: number;
-  server: Omit<ExecServerOptions, 'input' | 'output' | 'runtime' | 'logger'>;
+  /** How long a dropped connection's session can be resumed. */
+  detachedTtlMs: number;
+  server: Omit<ExecServerOptions, 'input' | 'output' | 'runtime' | 'logger' | 'sessions'>;
   runtime: ProcessRuntime;
   logger: Logger;
 }
 
 const PING_INTERVAL_MS = 30_000;
+/** The close code of a client that is done: its session ends rather than waits for a resume. */
+const CLOSE_NORMAL = 1000;
 
 function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
   const token = /^Bearer (.+)$/.exec(header ?? '')?.[1];
@@ -46,6 +53,11 @@ function refuse(socket: net.Socket, status: number, reason: string): void {
 /** Listens; resolves with the bound URL (port 0 picks a free port). */
 export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes });
+  const sessions = new SessionRegistry({
+    detachedTtlMs: options.detachedTtlMs,
+    processes: { ...options.server, runtime: options.runtime },
+    logger: options.logger,
+  });
   // A ping every interval; a peer that has not answered the last one is gone (its session ends).
   const alive = new WeakMap<WebSocket, boolean>();
   const heartbeat = setInterval(() => {
@@ -68,8 +80,15 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     wss.handleUpgrade(request, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
-      const { input, output } = webSocketStreams(ws);
-      const server = new ExecServer({ ...options.server, input, output, runtime: options.runtime, logger: options.logger }).listen();
+      const { input, output } = webSocketStreams(ws, (code) => server.transportClosed(code === CLOSE_NORMAL ? 'end' : 'detach'));
+      const server = new ExecServer({
+        ...options.server,
+        input,
+        output,
+        runtime: options.runtime,
+        logger: options.logger,
+        sessions,
+      }).listen();
       void server.done.then(() => ws.close(1000));
       options.logger.info(`connection from ${request.socket.remoteAddress ?? 'unknown'}`);
     });
@@ -82,11 +101,10 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `ws://${host}:${address.port}`,
-    close: () =>
-      new Promise((resolve) => {
-        clearInterval(heartbeat);
-        for (const client of wss.clients) client.terminate();
-        httpServer.close(() => resolve());
-      }),
+    close: async () => {
+      clearInterval(heartbeat);
+      for (const client of wss.clients) client.terminate();
+      await Promise.all([new Promise((resolve) => httpServer.close(resolve)), sessions.closeAll()]);
+    },
   };
 }

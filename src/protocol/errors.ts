@@ -13,6 +13,8 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   NotFound: -32004,
+  /** Codex 0.169's code for resuming a session another connection holds. */
+  SessionAttached: -32010,
 } as const;
 
 /** A JSON-RPC error as a value: a code and a message (the wire never carries `data`). */
@@ -59,6 +61,7 @@ export const Errors = {
   methodNotFound: (method: string) => new ProtocolError(ErrorCode.MethodNotFound, `exec-server stub does not implement \`${method}\` yet`),
   initializeTwice: () => invalidRequest('initialize may only be sent once per connection'),
   unknownSession: (id: string) => invalidRequest(`unknown session id ${id}`),
+  sessionAttached: (id: string) => new ProtocolError(ErrorCode.SessionAttached, `session ${id} is already attached to another connection`),
   notInitialized: (family: string) => invalidRequest(`client must call initialize before using ${family} methods`),
   notInitializedNotification: (family: string) => invalidRequest(`client must send initialized before using ${family} methods`),
 

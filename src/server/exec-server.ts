@@ -7,6 +7,8 @@
  * - every request read gets exactly one response, also after EOF (EXT-DRAIN);
  * - then remaining processes are killed and their `exited`/`closed` flushed;
  * - `done` resolves with the exit status once stdout has taken everything.
+ * A transport that can drop (a WebSocket) reports it with `transportClosed`:
+ * the session then waits in its registry for a resume instead.
  */
 import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
@@ -18,6 +20,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
 import { ProcessRuntime } from './process/runtime.js';
 import { ServerSession } from './session.js';
+import type { SessionRegistry } from './session-registry.js';
 
 export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'> {
   input: Readable;
@@ -29,6 +32,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
    * Default: a runtime of its own, stopped when the server is done.
    */
   runtime?: ProcessRuntime;
+  /** Sessions shared between connections (a WebSocket listener's); default: this connection's own. */
+  sessions?: SessionRegistry;
 }
 
 export class ExecServer {
@@ -47,6 +52,7 @@ export class ExecServer {
   private shuttingDown = false;
   private signalsSeen = 0;
   private outputBroken = false;
+  private finished = false;
 
   constructor(private readonly options: ExecServerOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -102,8 +108,21 @@ export class ExecServer {
       this.finish(0);
       return;
     }
-    this.session.processes.releaseWaiters();
+    this.session.releaseWaiters();
     this.reader.stop();
+  }
+
+  /**
+   * The transport is gone (a WebSocket closed): nothing more can be written.
+   * `detach` keeps the session's processes for a resume (see
+   * `session-registry.ts`); `end` kills them (the client closed cleanly).
+   */
+  transportClosed(how: 'detach' | 'end'): void {
+    if (this.outputBroken) return;
+    this.outputBroken = true;
+    this.shuttingDown = true;
+    this.session.abort(how === 'detach' ? 'detach' : 'kill');
+    this.finish(0);
   }
 
   private dispatch(name: string, params: unknown): Promise<unknown> {
@@ -149,6 +168,8 @@ export class ExecServer {
   }
 
   private finish(code: number): void {
+    if (this.finished) return;
+    this.finished = true;
     if (this.ownsRuntime) this.runtime.stop();
     this.connection.dispose();
     this.resolveDone(code);

@@ -1,5 +1,4 @@
 /** The handshake (§2): one `initialize`, then `initialized`, then the gated families. */
-import { randomUUID } from 'node:crypto';
 import { Errors } from '../protocol/errors.js';
 import type { GateFamily } from '../protocol/methods.js';
 import type { InitializeResult } from '../protocol/types.js';
@@ -8,14 +7,17 @@ export class Lifecycle {
   private sessionId: string | undefined;
   private initializedReceived = false;
 
-  initialize(params: { resumeSessionId?: string | null | undefined }): InitializeResult {
+  /**
+   * `attach` finds the session (a new one, or the one to resume) and returns
+   * its id, or throws; a failed resume does not use up the one allowed
+   * initialize. Over stdio the registry holds no other session (§2.1).
+   */
+  initialize(
+    params: { resumeSessionId?: string | null | undefined },
+    attach: (resumeSessionId: string | undefined) => string,
+  ): InitializeResult {
     if (this.sessionId !== undefined) throw Errors.initializeTwice();
-    // Over stdio every server starts with an empty session registry (§2.1),
-    // and a failed resume does not use up the one allowed initialize.
-    if (params.resumeSessionId !== undefined && params.resumeSessionId !== null) {
-      throw Errors.unknownSession(params.resumeSessionId);
-    }
-    this.sessionId = randomUUID();
+    this.sessionId = attach(params.resumeSessionId ?? undefined);
     return { sessionId: this.sessionId };
   }
 

@@ -1,10 +1,12 @@
 /**
- * One client's session, without a transport: its handshake state, the
- * generation it speaks, its processes, HTTP streams and decoded payloads,
- * and the dispatcher that runs its requests. `ExecServer` puts it behind
- * JSON-RPC lines; `LocalExecutor` calls it directly.
+ * One client connection's session, without a transport: its handshake state,
+ * the generation it speaks, HTTP streams, file handles, decoded payloads, the
+ * dispatcher that runs its requests, and the process table it attached to at
+ * `initialize` (new, or a dropped connection's resumed from the registry).
+ * `ExecServer` puts it behind JSON-RPC lines; `LocalExecutor` calls it directly.
  */
 import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
+import { Errors } from '../protocol/errors.js';
 import { PayloadStash } from '../protocol/payload-stash.js';
 import type { OutputStream } from '../protocol/types.js';
 import { ClientGeneration, type Generation } from './client-generation.js';
@@ -17,7 +19,9 @@ import { HttpClient } from './http/http-client.js';
 import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessEventSink } from './process/managed-process.js';
-import { ProcessManager, type ProcessManagerOptions } from './process/process-manager.js';
+import type { ProcessManager, ProcessManagerOptions } from './process/process-manager.js';
+import { sandboxSupport } from './sandbox/bwrap.js';
+import { type Release, SessionRegistry } from './session-registry.js';
 
 /** Where a session's notifications go, and whether their reader keeps up. */
 export interface NotificationChannel {
@@ -34,13 +38,17 @@ export interface ServerSessionOptions extends ProcessManagerOptions {
   logger?: Logger;
   /** The generation to answer in from the start (default 1, until the client shows 2). */
   generation?: Generation;
+  /** Where sessions live between connections (default: one of this session's own, which ends with it). */
+  sessions?: SessionRegistry;
 }
 
 export class ServerSession {
   readonly lifecycle = new Lifecycle();
   readonly generation: ClientGeneration;
   readonly payloads = new PayloadStash();
-  readonly processes: ProcessManager;
+  private readonly sessions: SessionRegistry;
+  /** Set by `initialize`; cleared when the connection lets go of it. */
+  private attachment: { sessionId: string; processes: ProcessManager } | undefined;
   private readonly http: HttpClient;
   private readonly files = new FileHandles();
   private readonly sandbox: FsSandbox;
@@ -53,7 +61,7 @@ export class ServerSession {
   ) {
     this.generation = new ClientGeneration(options.generation);
     this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR);
-    this.processes = new ProcessManager(this.processSink(), options);
+    this.sessions = options.sessions ?? new SessionRegistry({ detachedTtlMs: 0, processes: options });
     this.http = new HttpClient(
       {
         notify: (name, params) => this.notify(name, params),
@@ -62,10 +70,12 @@ export class ServerSession {
       },
       options.serverEnv,
     );
-    channel.onResume(() => this.processes.resumeAll());
+    channel.onResume(() => this.attachment?.processes.resumeAll());
     const handlers = serverHandlers({
       lifecycle: this.lifecycle,
-      processes: this.processes,
+      attach: (resumeSessionId) => this.attach(resumeSessionId),
+      processes: () => this.processes,
+      sandboxSupport: () => sandboxSupport(options.bwrap),
       http: this.http,
       files: this.files,
       watches: this.watches,
@@ -85,32 +95,60 @@ export class ServerSession {
     this.dispatcher.notification(name, params);
   }
 
-  /** Kills what still runs and waits for its last events; aborts HTTP streams; closes open files. */
+  /** The process table, once `initialize` attached one (every `process/*` request comes after it). */
+  get processes(): ProcessManager {
+    if (!this.attachment) throw Errors.internal('no session is attached');
+    return this.attachment.processes;
+  }
+
+  /** Ends pending long-polls now, with their current state (EXT-SIGNALS). */
+  releaseWaiters(): void {
+    this.attachment?.processes.releaseWaiters();
+  }
+
+  /** End of input: kills what still runs and waits for its last events; aborts HTTP streams; closes open files. */
   async shutdown(): Promise<void> {
     this.watches.close();
     this.sandbox.stopAll();
-    await Promise.all([this.processes.shutdown(), this.http.shutdown(), this.files.closeAll()]);
+    await Promise.all([this.release('drain'), this.http.shutdown(), this.files.closeAll()]);
   }
 
-  /** Ends everything at once, without waiting (stdout broke, a second signal). */
-  abort(): void {
-    this.processes.killAll();
+  /**
+   * Ends everything at once, without waiting: `kill` when nobody can be told
+   * any more (stdout broke, a second signal, a clean close); `detach` when the
+   * transport dropped, so that the process table waits for a resume (if the
+   * registry keeps detached sessions).
+   */
+  abort(how: 'kill' | 'detach' = 'kill'): void {
+    void this.release(how);
     this.watches.close();
     this.sandbox.stopAll();
     this.http.shutdown();
     void this.files.closeAll();
   }
 
+  private attach(resumeSessionId: string | undefined): string {
+    const { sessionId, processes } = this.sessions.attach(resumeSessionId, this.processSink());
+    this.attachment = { sessionId, processes: processes.manager };
+    return sessionId;
+  }
+
+  private release(how: Release): Promise<void> {
+    const attachment = this.attachment;
+    this.attachment = undefined;
+    return attachment ? this.sessions.release(attachment.sessionId, how) : Promise.resolve();
+  }
+
   private notify<N extends NotificationName>(name: N, params: NotificationParamsOf<N>): void {
     this.channel.notify(name, params);
-    if (this.channel.isCongested()) this.processes.pauseAll();
+    if (this.channel.isCongested()) this.attachment?.processes.pauseAll();
   }
 
   private processSink(): ProcessEventSink {
     return {
       output: (processId, seq, stream, bytes) => {
         this.channel.output(processId, seq, stream, bytes);
-        if (this.channel.isCongested()) this.processes.pauseAll();
+        if (this.channel.isCongested()) this.attachment?.processes.pauseAll();
       },
       exited: (processId, seq, exitCode, sandboxDenied) =>
         this.notify(

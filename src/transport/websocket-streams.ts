@@ -18,7 +18,11 @@ export interface WebSocketStreams {
 /** Close code for a binary frame (1003: unsupported data). */
 const CLOSE_UNSUPPORTED_DATA = 1003;
 
-export function webSocketStreams(socket: WebSocket): WebSocketStreams {
+/**
+ * `onClose` hears the close code before the streams end (a listener tells a
+ * clean close, 1000, from a dropped connection).
+ */
+export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => void): WebSocketStreams {
   const input = new PassThrough();
   let pending = '';
   const output = new Writable({
@@ -48,7 +52,8 @@ export function webSocketStreams(socket: WebSocket): WebSocketStreams {
     }
     input.write(`${data.toString().replace(/[\r\n]/g, ' ')}\n`);
   });
-  socket.on('close', () => {
+  socket.on('close', (code) => {
+    onClose?.(code);
     input.end();
     output.destroy();
   });

@@ -1,5 +1,6 @@
 /** Every method's handler, assembled for one connection (`Handlers` fails to compile if one is missing). */
 import type { Generation } from '../client-generation.js';
+import type { SandboxSupport } from '../environment-info.js';
 import type { Handlers } from '../dispatcher.js';
 import type { FileHandles } from '../fs/file-handles.js';
 import type { MissingWatches } from '../fs/missing-watch.js';
@@ -13,7 +14,11 @@ import { processHandlers } from './process.js';
 
 export interface HandlerDependencies {
   lifecycle: Lifecycle;
-  processes: ProcessManager;
+  /** Attaches the connection to a new session or the one named; returns its id. */
+  attach: (resumeSessionId: string | undefined) => string;
+  /** The attached session's processes. */
+  processes: () => ProcessManager;
+  sandboxSupport: () => SandboxSupport;
   http: HttpClient;
   files: FileHandles;
   watches: MissingWatches;
@@ -21,12 +26,13 @@ export interface HandlerDependencies {
   generation: () => Generation;
 }
 
-export function serverHandlers({ lifecycle, processes, http, files, watches, sandbox, generation }: HandlerDependencies): Handlers {
+export function serverHandlers(dependencies: HandlerDependencies): Handlers {
+  const { lifecycle, attach, processes, sandboxSupport, http, files, watches, sandbox, generation } = dependencies;
   return {
     // The environment in generation 2's shape: generation 1 clients ignore the member.
-    initialize: (params) => ({ ...lifecycle.initialize(params), environmentInfo: environmentInfo(2, processes.sandboxSupport()) }),
+    initialize: (params) => ({ ...lifecycle.initialize(params, attach), environmentInfo: environmentInfo(2, sandboxSupport()) }),
     ...processHandlers(processes),
-    'environment/info': () => environmentInfo(generation(), processes.sandboxSupport()),
+    'environment/info': () => environmentInfo(generation(), sandboxSupport()),
     'environment/status': () => ({ status: 'ready' }),
     ...fsHandlers(generation, files, watches, sandbox),
     'http/request': (params, request) => http.request(params, request.decodeBase64),

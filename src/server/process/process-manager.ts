@@ -9,7 +9,6 @@ import { Errors } from '../../protocol/errors.js';
 import type { z } from 'zod';
 import type * as S from '../../protocol/schemas.js';
 import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
-import type { SandboxSupport } from '../environment-info.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
@@ -96,13 +95,6 @@ export class ProcessManager {
     };
     if (this.sink.generation() === 1) return { processId };
     return { processId, sandboxType: confinement ? 'linuxSeccomp' : 'none' };
-  }
-
-  /** Whether a sandboxed start can be confined here, looked up now (bwrap may be installed meanwhile). */
-  sandboxSupport(): SandboxSupport {
-    return findBwrap(this.bwrapPath)
-      ? { available: true, type: 'linuxSeccomp' }
-      : { available: false, type: 'linuxSeccomp', reason: Errors.sandboxUnavailable().message };
   }
 
   /** The start wrapped in bwrap; −32603 if bwrap is missing (never run unconfined). */

@@ -13,6 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Errors } from '../../protocol/errors.js';
+import type { SandboxSupport } from '../environment-info.js';
 import type { SpawnRequest } from '../process/child.js';
 import { perlExec } from '../process/perl.js';
 import type { Confinement } from './policy.js';
@@ -69,4 +71,11 @@ export function confined(request: SpawnRequest, confinement: Confinement, bwrap:
   const viaPerl = request.argv0 !== request.program ? perlExec(request.file, request.argv0, request.args) : undefined;
   const inner = viaPerl ? [viaPerl[0], ...viaPerl[1]] : [request.file, ...request.args];
   return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, tty), ...inner] };
+}
+
+/** Whether a sandboxed start can be confined here, looked up now (bwrap may be installed meanwhile). */
+export function sandboxSupport(explicit: string | undefined): SandboxSupport {
+  return findBwrap(explicit)
+    ? { available: true, type: 'linuxSeccomp' }
+    : { available: false, type: 'linuxSeccomp', reason: Errors.sandboxUnavailable().message };
 }

@@ -1,0 +1,101 @@
+/**
+ * The sessions of one server, by id (`initialize` answers the id;
+ * `resumeSessionId` names it again). Over stdio a server has one connection
+ * and its session ends with it. A WebSocket listener shares one registry
+ * between its connections: when a connection drops, its session is detached
+ * for `detachedTtlMs` (processes keep running, output kept), and a new
+ * connection that initializes with its id gets it back. When the window
+ * passes, its processes are killed as at the end of input.
+ */
+import { randomUUID } from 'node:crypto';
+import { Errors } from '../protocol/errors.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { ProcessEventSink } from './process/managed-process.js';
+import type { ProcessManagerOptions } from './process/process-manager.js';
+import { SessionProcesses } from './session-processes.js';
+
+export const DEFAULT_DETACHED_TTL_MS = 30_000;
+
+export interface SessionRegistryOptions {
+  /** How long a dropped connection's session waits to be resumed; 0 ends it at once. */
+  detachedTtlMs: number;
+  processes: ProcessManagerOptions;
+  logger?: Logger;
+}
+
+/** How a connection lets go of its session. */
+export type Release =
+  /** End of input: kill what runs and wait for its last events (EXT-DRAIN). */
+  | 'drain'
+  /** Nobody can be told any more (output broke, second signal, clean close): kill at once. */
+  | 'kill'
+  /** The transport dropped: keep the session for a resume, if the registry allows it. */
+  | 'detach';
+
+interface Entry {
+  processes: SessionProcesses;
+  expiry?: NodeJS.Timeout;
+}
+
+export class SessionRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly logger: Logger;
+
+  constructor(private readonly options: SessionRegistryOptions) {
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * A new session, or the detached one `resumeSessionId` names, with its
+   * events going to `sink`. Throws `unknownSession` for an unknown or expired
+   * id and `sessionAttached` for one another connection holds.
+   */
+  attach(resumeSessionId: string | undefined, sink: ProcessEventSink): { sessionId: string; processes: SessionProcesses } {
+    if (resumeSessionId === undefined) {
+      const sessionId = randomUUID();
+      const processes = new SessionProcesses(this.options.processes);
+      processes.attach(sink);
+      this.entries.set(sessionId, { processes });
+      return { sessionId, processes };
+    }
+    const entry = this.entries.get(resumeSessionId);
+    if (!entry) throw Errors.unknownSession(resumeSessionId);
+    if (entry.processes.attached) throw Errors.sessionAttached(resumeSessionId);
+    clearTimeout(entry.expiry);
+    entry.processes.attach(sink);
+    this.logger.info(`session ${resumeSessionId} resumed`);
+    return { sessionId: resumeSessionId, processes: entry.processes };
+  }
+
+  release(sessionId: string, how: Release): Promise<void> {
+    const entry = this.entries.get(sessionId);
+    if (!entry) return Promise.resolve();
+    if (how === 'detach' && this.options.detachedTtlMs > 0) {
+      entry.processes.detach();
+      entry.expiry = setTimeout(() => {
+        this.logger.info(`session ${sessionId} was not resumed in time; ending its processes`);
+        void this.end(sessionId, 'drain');
+      }, this.options.detachedTtlMs);
+      this.logger.info(`session ${sessionId} detached; it can be resumed for ${this.options.detachedTtlMs} ms`);
+      return Promise.resolve();
+    }
+    return this.end(sessionId, how === 'drain' ? 'drain' : 'kill');
+  }
+
+  /** Ends every session, attached or not (the listener is closing). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((sessionId) => this.end(sessionId, 'drain')));
+  }
+
+  private end(sessionId: string, how: 'drain' | 'kill'): Promise<void> {
+    const entry = this.entries.get(sessionId);
+    if (!entry) return Promise.resolve();
+    this.entries.delete(sessionId);
+    clearTimeout(entry.expiry);
+    // Paused children (a detached session) must be read again to reach their end of output.
+    entry.processes.manager.resumeAll();
+    if (how === 'drain') return entry.processes.manager.shutdown();
+    entry.processes.manager.killAll();
+    return Promise.resolve();
+  }
+}

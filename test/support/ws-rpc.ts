@@ -1,0 +1,70 @@
+/**
+ * A bare JSON-RPC peer over a WebSocket, for tests that need the wire itself
+ * (what a resume answers, what happens when a socket is cut): requests by id,
+ * notifications collected, and `cut()` to drop the TCP connection without a
+ * close frame, as a network failure would.
+ */
+import { WebSocket } from 'ws';
+
+export interface RpcAnswer {
+  id: number;
+  result?: any;
+  error?: { code: number; message: string };
+}
+
+export class WsRpc {
+  readonly notifications: Array<{ method: string; params: any }> = [];
+  private nextId = 0;
+  private readonly pending = new Map<number, (answer: RpcAnswer) => void>();
+  readonly closed: Promise<number>;
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      if (message.id !== undefined && this.pending.has(message.id)) {
+        this.pending.get(message.id)!(message);
+        this.pending.delete(message.id);
+      } else if (message.method) this.notifications.push(message);
+    });
+    this.closed = new Promise((resolve) => socket.once('close', (code) => resolve(code)));
+  }
+
+  static open(url: string, token?: string): Promise<WsRpc> {
+    const socket = new WebSocket(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    return new Promise((resolve, reject) => {
+      socket.once('open', () => resolve(new WsRpc(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  request(method: string, params: unknown): Promise<RpcAnswer> {
+    const id = ++this.nextId;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.socket.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    this.socket.send(JSON.stringify({ method, params }));
+  }
+
+  /** `initialize` (resuming `resumeSessionId` if given) and, when it succeeds, `initialized`. */
+  async initialize(resumeSessionId: string | null = null): Promise<RpcAnswer> {
+    const answer = await this.request('initialize', { clientName: 'ws-rpc', resumeSessionId });
+    if (answer.result) this.notify('initialized', {});
+    return answer;
+  }
+
+  /** Drops the connection without a close frame (the server sees 1006, as after a network failure). */
+  cut(): Promise<number> {
+    this.socket.terminate();
+    return this.closed;
+  }
+
+  /** A clean close (1000): the client is done. */
+  close(): Promise<number> {
+    this.socket.close(1000);
+    return this.closed;
+  }
+}
