@@ -23,7 +23,8 @@ export type ClientErrorKind =
   | 'handshakeTimeout'
   | 'serverExited'
   | 'protocolViolation'
-  | 'httpBody';
+  | 'httpBody'
+  | 'outcomeUnknown';
 
 export class ExecServerClientError extends Error {
   constructor(
@@ -54,6 +55,12 @@ export const ClientErrors = {
     new ExecServerClientError('connectFailed', `cannot connect to exec-server at ${url}: ${detail}`),
   protocolViolation: (line: string) =>
     new ExecServerClientError('protocolViolation', `exec-server sent a line that is not JSON-RPC: ${shorten(line)}`),
+  /** A request in flight when the connection dropped, which cannot safely be sent again after the resume. */
+  outcomeUnknown: (method: string, reason: string) =>
+    new ExecServerClientError(
+      'outcomeUnknown',
+      `${method} was in flight when the connection dropped (${reason}); it may or may not have been carried out`,
+    ),
   /** A process session or streamed body cut off by a disconnect (`message` is the disconnect's). */
   cutOff: (message: string) => new ExecServerClientError('disconnected', message),
   /** The server reported that a streamed HTTP body failed. */

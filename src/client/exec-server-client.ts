@@ -5,22 +5,19 @@
  * It speaks through vscode-jsonrpc with the same line framing as the server,
  * routes notifications to process sessions (which restore seq order), and
  * turns a broken transport into events and rejections rather than hangs.
+ * Over WebSocket it can resume its session after a drop (`reconnect`).
  */
-import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { packageFile } from '../package/files.js';
 import { bytesOf } from '../protocol/base64-payload.js';
-import { Errors } from '../protocol/errors.js';
 import type { MethodName, ParamsOf, ProducedResultOf, ResultOf } from '../protocol/methods.js';
-import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
-import { LineMessageReader } from '../transport/line-reader.js';
-import { LineMessageWriter } from '../transport/line-writer.js';
-import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
-
+import { Notification } from '../protocol/notifications.js';
 import { ClientErrors, type ExecServerClientError } from './errors.js';
 import { boundedHandshake } from './handshake.js';
-import { HttpBodies, httpParams } from './http-bodies.js';
+import { EventRouter } from './event-router.js';
+import { httpParams } from './http-bodies.js';
+import { Link, LinkDropped, type LinkTransport } from './link.js';
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
   type ConnectOptions,
@@ -29,10 +26,13 @@ import {
   type HttpStreamResponse,
   type SpawnOptions,
   type StartOptions,
+  type WebSocketConnectOptions,
 } from './options.js';
-import { ProcessSession, type SessionBackend } from './process-session.js';
+import type { ProcessSession, SessionBackend } from './process-session.js';
 import { ProtocolFacade } from './protocol-facade.js';
+import { DEFAULT_RECONNECT_WINDOW_MS, mayRetry, resumeOnNewLink } from './reconnect.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
+import { startProcess } from './start-process.js';
 import { ServerChild } from './server-child.js';
 import { ServerGeneration } from './server-generation.js';
 import { openWebSocket } from './websocket.js';
@@ -45,34 +45,40 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   sessionId = '';
   /** The server's protocol generation, learnt from `initialize`. */
   private generation = new ServerGeneration(1, undefined);
-  private readonly connection: MessageConnection;
-  private readonly sessions = new Map<string, ProcessSession>();
-  private readonly bodies = new HttpBodies();
+  private link: Link;
+  /** Where notifications go: process sessions by id, streamed HTTP bodies. */
+  private readonly events = new EventRouter();
+  private readonly sessions = this.events.sessions;
+  private readonly bodies = this.events.bodies;
   private failure: ExecServerClientError | undefined;
   private readonly disconnected: Promise<never>;
   private rejectAll!: (error: Error) => void;
   private closing: Promise<void> | undefined;
   private violation: string | undefined;
+  /** How to open a new connection and resume, when `reconnect` is on. */
+  private resumer: { open: () => Promise<LinkTransport>; windowMs: number } | undefined;
+  /** Settles once a dropped connection is replaced (or given up on). */
+  private relinking: Promise<void> | undefined;
+  private options: ConnectOptions = {};
 
   private constructor(
-    input: Readable,
-    private readonly output: Writable,
+    transport: LinkTransport,
     private readonly child?: ServerChild,
   ) {
     super();
     this.disconnected = new Promise<never>((_, reject) => (this.rejectAll = reject));
     this.disconnected.catch(() => undefined);
-    const reader = new LineMessageReader(input, {
-      onInvalidLine: (_error, line) => this.onProtocolViolation(line ?? '<invalid bytes>'),
-      onEnd: () => this.onDisconnect('the server closed its output'),
-      closeOnEnd: true,
-      preview: (line) => this.previewOutput(line),
+    this.link = this.newLink(transport);
+  }
+
+  private newLink(transport: LinkTransport): Link {
+    const link: Link = new Link(transport, {
+      notification: (method, params) => this.events.notification(method, params),
+      preview: (line) => this.events.preview(line),
+      invalidLine: (line) => this.onProtocolViolation(line),
+      dropped: (reason) => this.onLinkDropped(link, reason),
     });
-    this.connection = createMessageConnection(reader, new LineMessageWriter(output));
-    this.connection.onNotification((method, params) => this.onNotification(method, params));
-    this.connection.onClose(() => this.onDisconnect('connection closed'));
-    this.connection.onError(([error]) => this.onDisconnect(error.message));
-    this.connection.listen();
+    return link;
   }
 
   /** Spawns a server (default: this package's CLI) and completes the handshake. */
@@ -85,7 +91,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     } catch (error) {
       throw ClientErrors.spawnFailed(command, (error as Error).message);
     }
-    const client = new ExecServerClient(child.stdout, child.stdin, child);
+    const client = new ExecServerClient({ input: child.stdout, output: child.stdin }, child);
     try {
       await client.handshake(options, child);
     } catch (error) {
@@ -97,21 +103,31 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   /**
    * Connects to a server listening on WebSocket (`exec-server --listen ws://…`,
-   * or Codex's), with `token` as the Bearer token when given.
+   * or Codex's), with `token` as the Bearer token when given. With
+   * `reconnect`, a dropped connection is replaced by a new one that resumes
+   * the session (generation 2 servers): process sessions go on from their
+   * last seq, requests that may be repeated are sent again, others reject.
    */
-  static async connectWebSocket(url: string, options: ConnectOptions & { token?: string } = {}): Promise<ExecServerClient> {
-    const { input, output } = await openWebSocket(url, options.token);
-    return ExecServerClient.connect(input, output, options);
+  static async connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<ExecServerClient> {
+    const open = () => openWebSocket(url, options.token);
+    const client = new ExecServerClient(await open());
+    await client.handshake(options);
+    if (options.reconnect) {
+      const windowMs = (options.reconnect === true ? undefined : options.reconnect.windowMs) ?? DEFAULT_RECONNECT_WINDOW_MS;
+      client.resumer = { open, windowMs };
+    }
+    return client;
   }
 
   /** Talks to a server over existing streams (in-process servers, tests, ssh pipes). */
   static async connect(readable: Readable, writable: Writable, options: ConnectOptions = {}): Promise<ExecServerClient> {
-    const client = new ExecServerClient(readable, writable);
+    const client = new ExecServerClient({ input: readable, output: writable });
     await client.handshake(options);
     return client;
   }
 
   private async handshake(options: ConnectOptions, child?: ServerChild): Promise<void> {
+    this.options = options;
     const initialize = this.call('initialize', {
       clientName: options.clientName ?? 'exec-server-client',
       resumeSessionId: options.resumeSessionId ?? null,
@@ -120,7 +136,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       const result = await boundedHandshake(initialize, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result, options.protocolGeneration);
-      await this.connection.sendNotification(Notification.Initialized, {});
+      await this.link.notify(Notification.Initialized, {});
     } catch (error) {
       if (this.violation !== undefined) throw ClientErrors.protocolViolation(this.violation);
       throw error;
@@ -129,43 +145,52 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   // ---- transport events ----
 
-  private onNotification(method: string, params: unknown): void {
-    const is = <N extends NotificationName>(name: N, _params: unknown): _params is NotificationParamsOf<N> => method === name;
-    if (is(Notification.ProcessOutput, params)) this.routeOutput({ ...params, chunk: Buffer.from(params.chunk, 'base64') });
-    else if (is(Notification.ProcessExited, params))
-      this.sessions.get(params.processId)?.receive({ type: 'exited', seq: params.seq, exitCode: params.exitCode });
-    else if (is(Notification.ProcessClosed, params)) this.sessions.get(params.processId)?.receive({ type: 'closed', seq: params.seq });
-    else if (is(Notification.HttpBodyDelta, params)) this.bodies.receive(params);
-    // anything else is ignored
-  }
-
-  /** `process/output` lines skip JSON.parse and the dispatch queue (sessions re-order by seq). */
-  private previewOutput(line: Buffer): boolean {
-    const output = decodeOutputLine(line);
-    if (!output) return false;
-    this.routeOutput(output);
-    return true;
-  }
-
-  private routeOutput({ processId, seq, stream, chunk }: OutputLine): void {
-    this.sessions.get(processId)?.receive({ type: 'output', seq, stream, chunk });
-  }
-
   private onProtocolViolation(line: string): void {
     this.violation ??= line;
-    this.onDisconnect(`protocol violation: ${ClientErrors.protocolViolation(line).message}`);
+    this.fail(`protocol violation: ${ClientErrors.protocolViolation(line).message}`);
     void this.child?.kill();
   }
 
+  private onLinkDropped(link: Link, reason: string): void {
+    if (link !== this.link || this.failure) return;
+    const resumable = this.resumer && this.generation.value === 2 && !this.closing && this.violation === undefined;
+    if (resumable) this.relinking = this.relink(reason);
+    else this.fail(reason);
+  }
+
+  /** Replaces the dropped link with one that resumed the session, then lets every process session catch up. */
+  private async relink(reason: string): Promise<void> {
+    // The server ended the HTTP streams of the dropped connection.
+    this.bodies.failAll(ClientErrors.disconnected(reason).message);
+    const { open, windowMs } = this.resumer!;
+    let link: Link;
+    try {
+      link = await resumeOnNewLink(async () => this.newLink(await open()), {
+        sessionId: this.sessionId,
+        clientName: this.options.clientName ?? 'exec-server-client',
+        initializeTimeoutMs: this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+        windowMs,
+        stopped: () => this.closing !== undefined,
+      });
+    } catch (error) {
+      this.relinking = undefined;
+      this.fail(`${reason}; ${(error as Error).message}`);
+      return;
+    }
+    this.link = link;
+    this.relinking = undefined;
+    if (this.closing) return void link.output.end();
+    const read = (processId: string) => (afterSeq: number) => this.readProcess(processId, { afterSeq });
+    await Promise.all([...this.sessions.values()].map((session) => session.catchUp(read(session.processId))));
+  }
+
   /** Fails every session and pending call once, with the canonical message. */
-  private onDisconnect(reason: string): void {
+  private fail(reason: string): void {
     if (this.failure) return;
     this.failure = ClientErrors.disconnected(reason);
     this.rejectAll(this.failure);
-    for (const session of [...this.sessions.values()]) session.fail(this.failure.message);
-    this.sessions.clear();
-    this.bodies.failAll(this.failure.message);
-    this.connection.dispose();
+    this.events.failAll(this.failure.message);
+    this.link.close(reason);
     if (this.child && !this.closing) void this.child.kill();
   }
 
@@ -180,13 +205,18 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   }
 
   private async send(method: string, params: unknown): Promise<unknown> {
-    if (this.failure) throw this.failure;
-    try {
-      return await Promise.race([this.connection.sendRequest(method, params), this.disconnected]);
-    } catch (error) {
-      if (error instanceof ResponseError) throw ClientErrors.fromServer(error);
+    for (;;) {
+      if (this.relinking) await this.relinking;
       if (this.failure) throw this.failure;
-      throw error;
+      try {
+        return await Promise.race([this.link.request(method, params), this.disconnected]);
+      } catch (error) {
+        if (error instanceof ResponseError) throw ClientErrors.fromServer(error);
+        if (this.failure) throw this.failure;
+        if (!(error instanceof LinkDropped)) throw error;
+        // The link dropped and the client is resuming: send again only what may be repeated.
+        if (!mayRetry(method, params)) throw ClientErrors.outcomeUnknown(method, error.reason);
+      }
     }
   }
 
@@ -201,32 +231,10 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   }
 
   /** Starts a process and returns its session (events in seq order). */
-  async start(options: StartOptions): Promise<ProcessSession> {
-    if (this.failure) throw this.failure;
-    const processId = options.processId ?? randomUUID();
-    if (this.sessions.has(processId)) throw ClientErrors.fromServer(Errors.processExists(processId));
-    const session = new ProcessSession(processId, options.tty ?? false, this.backend, options.bufferEvents ?? true);
-    // Registered before the request: notifications may precede the response.
-    this.sessions.set(processId, session);
-    session.onFinished = () => {
-      if (this.sessions.get(processId) === session) this.sessions.delete(processId);
-    };
-    try {
-      await this.call('process/start', {
-        processId,
-        argv: options.argv,
-        cwd: this.generation.cwd(options.cwd ?? process.cwd()),
-        env: options.env ?? (process.env.PATH ? { PATH: process.env.PATH } : {}),
-        tty: options.tty ?? false,
-        pipeStdin: options.pipeStdin ?? false,
-        arg0: options.arg0 ?? null,
-        ...(options.size ? { size: options.size } : {}),
-      });
-    } catch (error) {
-      if (this.sessions.get(processId) === session) this.sessions.delete(processId);
-      throw error;
-    }
-    return session;
+  start(options: StartOptions): Promise<ProcessSession> {
+    if (this.failure) return Promise.reject(this.failure);
+    const send = (params: ParamsOf<'process/start'>) => this.call('process/start', params);
+    return startProcess({ sessions: this.sessions, backend: this.backend, generation: this.generation, send }, options);
   }
 
   /** Runs a command to completion and collects its output. */
@@ -259,16 +267,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   }
 
   /** Like `httpRequest`, but resolves at the headers and streams the body. */
-  async httpRequestStream(options: HttpRequestOptions): Promise<HttpStreamResponse> {
-    const params = httpParams(options, true);
-    const body = this.bodies.open(params.requestId);
-    try {
-      const result = await this.call('http/request', params);
-      return { status: result.status, headers: result.headers, body };
-    } catch (error) {
-      this.bodies.discard(params.requestId);
-      throw error;
-    }
+  httpRequestStream(options: HttpRequestOptions): Promise<HttpStreamResponse> {
+    return this.bodies.request(options, (params) => this.call('http/request', params));
   }
 
   /**
@@ -278,8 +278,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.child) await this.child.shutdown();
-      else this.output.end();
-      this.onDisconnect('client closed');
+      else this.link.output.end();
+      this.fail('client closed');
     })();
     return this.closing;
   }

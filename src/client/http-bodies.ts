@@ -3,10 +3,10 @@
  * notifications routed to the response whose body they continue.
  */
 import { randomUUID } from 'node:crypto';
-import type { HttpBodyDeltaNotification } from '../protocol/types.js';
+import type { HttpBodyDeltaNotification, HttpHeader } from '../protocol/types.js';
 import { ClientErrors } from './errors.js';
 import { EventQueue } from './event-queue.js';
-import type { HttpRequestOptions } from './options.js';
+import type { HttpRequestOptions, HttpStreamResponse } from './options.js';
 
 export class HttpBodies {
   private readonly bodies = new Map<string, EventQueue<Buffer | Error>>();
@@ -16,6 +16,22 @@ export class HttpBodies {
     const queue = new EventQueue<Buffer | Error>();
     this.bodies.set(requestId, queue);
     return bodyIterable(queue);
+  }
+
+  /** Sends a streamed request with `send` and resolves at its headers, with the body as it arrives. */
+  async request(
+    options: HttpRequestOptions,
+    send: (params: ReturnType<typeof httpParams>) => Promise<{ status: number; headers: HttpHeader[] }>,
+  ): Promise<HttpStreamResponse> {
+    const params = httpParams(options, true);
+    const body = this.open(params.requestId);
+    try {
+      const result = await send(params);
+      return { status: result.status, headers: result.headers, body };
+    } catch (error) {
+      this.discard(params.requestId);
+      throw error;
+    }
   }
 
   /** Forgets a body whose request failed. */

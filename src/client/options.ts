@@ -1,5 +1,6 @@
 /** The options and answers of `ExecServerClient`'s calls. */
 import type { HttpHeader } from '../protocol/types.js';
+import type { ReconnectOptions } from './reconnect.js';
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 10_000;
 
@@ -16,6 +17,20 @@ export interface ConnectOptions {
    * servers that take native paths: ours and Codex 0.134.
    */
   protocolGeneration?: 1 | 2;
+}
+
+export interface WebSocketConnectOptions extends ConnectOptions {
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /**
+   * Resume the session on a new connection when this one drops (generation 2
+   * servers; ours keeps a dropped connection's session 30 s by default).
+   * Process sessions continue from their last seq, without losing or
+   * repeating an event; requests in flight are sent again if they may be
+   * repeated (reads; writes, which carry a `writeId`), and otherwise reject
+   * with an `outcomeUnknown` error. `true`: keep trying for 30 s.
+   */
+  reconnect?: boolean | ReconnectOptions;
 }
 
 export interface SpawnOptions extends ConnectOptions {

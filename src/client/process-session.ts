@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { OutputStream, ProcessReadResult, WriteStatus } from '../protocol/types.js';
+import { catchUp } from './catch-up.js';
 import { EventQueue } from './event-queue.js';
 import { ClientErrors } from './errors.js';
 import { SeqOrderer } from './seq-orderer.js';
@@ -58,6 +59,8 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   private finished = false;
   private exitCode: number | null = null;
   private exited = false;
+  /** An `exited` event has arrived (published, or waiting for its seq). */
+  private exitReceived = false;
   /** Called once `closed` (or a failure) has been delivered. */
   onFinished: (() => void) | undefined;
 
@@ -86,7 +89,38 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
 
   /** Routes a notification's event; out-of-order events wait for their turn. */
   receive(event: Exclude<ProcessEvent, { type: 'failed' }>): void {
-    if (!this.finished) this.orderer.push(event);
+    if (this.finished) return;
+    if (event.type === 'exited') this.exitReceived = true;
+    this.orderer.push(event);
+  }
+
+  /**
+   * After the client resumed its session on a new connection: reads what
+   * this session missed meanwhile (see `catch-up.ts`), so that every event
+   * arrives once, in seq order; fails the session if the server lost some.
+   */
+  async catchUp(read: (afterSeq: number) => Promise<ReadResult>): Promise<void> {
+    if (this.finished) return;
+    const orderer = this.orderer;
+    const session = this;
+    try {
+      const lost = await catchUp(
+        {
+          get publishedThrough() {
+            return orderer.publishedThrough;
+          },
+          has: (seq) => orderer.has(seq),
+          get exitPublished() {
+            return session.exitReceived;
+          },
+          receive: (event) => this.receive(event),
+        },
+        read,
+      );
+      if (lost !== undefined) this.fail(lost);
+    } catch (error) {
+      if (!this.finished) this.fail(`cannot catch up after reconnecting: ${(error as Error).message}`);
+    }
   }
 
   /** The transport is gone: one `failed` event, and reads synthesize a closed state. */

@@ -15,6 +15,11 @@ export class SeqOrderer<E extends { seq: number }> {
     return this.next - 1;
   }
 
+  /** Whether the event with this seq has been published or is waiting for its turn. */
+  has(seq: number): boolean {
+    return seq < this.next || this.waiting.has(seq);
+  }
+
   push(event: E): void {
     if (event.seq < this.next || this.waiting.has(event.seq)) return;
     if (event.seq > this.next) {

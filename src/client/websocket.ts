@@ -1,9 +1,15 @@
 /** The client's end of a WebSocket connection to an exec-server, as the streams the client reads and writes. */
-import { type WebSocketStreams, webSocketStreams } from '../transport/websocket-streams.js';
+import { webSocketStreams } from '../transport/websocket-streams.js';
 import { ClientErrors } from './errors.js';
+import type { LinkTransport } from './link.js';
 
-/** Opens `url` (with `token` as the Bearer token); rejects with a `connectFailed` error naming the status or cause. */
-export async function openWebSocket(url: string, token: string | undefined): Promise<WebSocketStreams> {
+/**
+ * Opens `url` (with `token` as the Bearer token); rejects with a
+ * `connectFailed` error naming the status or cause. Ending the output closes
+ * the socket cleanly (1000: the server ends the session); `abort` drops it
+ * without a close frame (the server keeps the session for a resume).
+ */
+export async function openWebSocket(url: string, token: string | undefined): Promise<LinkTransport> {
   // Loaded on first use: a client that never connects over WebSocket does not pay for it.
   const { WebSocket } = await import('ws');
   const socket = new WebSocket(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
@@ -15,5 +21,5 @@ export async function openWebSocket(url: string, token: string | undefined): Pro
     });
     socket.once('error', (error) => reject(ClientErrors.connectFailed(url, error.message)));
   });
-  return webSocketStreams(socket);
+  return { ...webSocketStreams(socket), abort: () => socket.terminate() };
 }

@@ -1,0 +1,42 @@
+/**
+ * Where a client's notifications go: `process/output`, `exited` and `closed`
+ * to the process session they name (which restores seq order), streamed
+ * HTTP body pieces to their body. Notifications for nobody are ignored.
+ */
+import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
+import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
+import { HttpBodies } from './http-bodies.js';
+import type { ProcessSession } from './process-session.js';
+
+export class EventRouter {
+  readonly sessions = new Map<string, ProcessSession>();
+  readonly bodies = new HttpBodies();
+
+  notification(method: string, params: unknown): void {
+    const is = <N extends NotificationName>(name: N, _params: unknown): _params is NotificationParamsOf<N> => method === name;
+    if (is(Notification.ProcessOutput, params)) this.output({ ...params, chunk: Buffer.from(params.chunk, 'base64') });
+    else if (is(Notification.ProcessExited, params))
+      this.sessions.get(params.processId)?.receive({ type: 'exited', seq: params.seq, exitCode: params.exitCode });
+    else if (is(Notification.ProcessClosed, params)) this.sessions.get(params.processId)?.receive({ type: 'closed', seq: params.seq });
+    else if (is(Notification.HttpBodyDelta, params)) this.bodies.receive(params);
+  }
+
+  /** `process/output` lines skip JSON.parse and the dispatch queue (sessions re-order by seq). */
+  preview(line: Buffer): boolean {
+    const output = decodeOutputLine(line);
+    if (!output) return false;
+    this.output(output);
+    return true;
+  }
+
+  /** The connection is gone for good: every session and body fails with `message`. */
+  failAll(message: string): void {
+    for (const session of [...this.sessions.values()]) session.fail(message);
+    this.sessions.clear();
+    this.bodies.failAll(message);
+  }
+
+  private output({ processId, seq, stream, chunk }: OutputLine): void {
+    this.sessions.get(processId)?.receive({ type: 'output', seq, stream, chunk });
+  }
+}

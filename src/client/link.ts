@@ -1,0 +1,98 @@
+/**
+ * One transport connection of a client: the line framing, vscode-jsonrpc's
+ * connection over it, and the moment it drops. A client has one link at a
+ * time; a client that reconnects (`reconnect.ts`) replaces it, and events of
+ * a link it has let go of are ignored.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
+import { LineMessageReader } from '../transport/line-reader.js';
+import { LineMessageWriter } from '../transport/line-writer.js';
+
+export interface LinkEvents {
+  notification(method: string, params: unknown): void;
+  /** A line the client takes before JSON parsing (`process/output`); true if it did. */
+  preview(line: Buffer): boolean;
+  /** A line that is not JSON-RPC. */
+  invalidLine(line: string): void;
+  /** The link is gone, for `reason` (called once). */
+  dropped(reason: string): void;
+}
+
+/** Rejects a request that was in flight when its link dropped. */
+export class LinkDropped extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'LinkDropped';
+  }
+}
+
+/** The two streams a link reads and writes, and how to drop it at once (a WebSocket's terminate). */
+export interface LinkTransport {
+  input: Readable;
+  output: Writable;
+  abort?: () => void;
+}
+
+export class Link {
+  private readonly connection: MessageConnection;
+  private readonly drop: Promise<never>;
+  private rejectDrop!: (error: LinkDropped) => void;
+  private down = false;
+
+  readonly output: Writable;
+
+  constructor(
+    private readonly transport: LinkTransport,
+    private readonly events: LinkEvents,
+  ) {
+    const { input, output } = transport;
+    this.output = output;
+    this.drop = new Promise<never>((_, reject) => (this.rejectDrop = reject));
+    this.drop.catch(() => undefined);
+    const reader = new LineMessageReader(input, {
+      onInvalidLine: (_error, line) => events.invalidLine(line ?? '<invalid bytes>'),
+      onEnd: () => this.close('the server closed its output'),
+      closeOnEnd: true,
+      preview: (line) => !this.down && events.preview(line),
+    });
+    this.connection = createMessageConnection(reader, new LineMessageWriter(output));
+    this.connection.onNotification((method, params) => {
+      if (!this.down) events.notification(method, params);
+    });
+    this.connection.onClose(() => this.close('connection closed'));
+    this.connection.onError(([error]) => this.close(error.message));
+    this.connection.listen();
+  }
+
+  get isDown(): boolean {
+    return this.down;
+  }
+
+  /** The request's result; rejects with `ResponseError` from the server or `LinkDropped`. */
+  request(method: string, params: unknown): Promise<unknown> {
+    return Promise.race([this.connection.sendRequest(method, params), this.drop]);
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    return this.connection.sendNotification(method, params);
+  }
+
+  /**
+   * Lets go of the link: its requests reject (with `LinkDropped`), its events
+   * stop, and `events.dropped` hears why, before any rejection is handled.
+   */
+  close(reason: string): void {
+    if (this.down) return;
+    this.down = true;
+    this.rejectDrop(new LinkDropped(reason));
+    this.connection.dispose();
+    this.events.dropped(reason);
+  }
+
+  /** Drops the transport without a goodbye (a WebSocket without a close frame: the server keeps the session), then `close`. */
+  abort(reason: string): void {
+    if (!this.down) this.transport.abort?.();
+    this.close(reason);
+  }
+}

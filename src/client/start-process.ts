@@ -1,0 +1,42 @@
+/** `process/start` on the client side: the session is registered before the request, since notifications may precede the answer. */
+import { randomUUID } from 'node:crypto';
+import { Errors } from '../protocol/errors.js';
+import type { ParamsOf } from '../protocol/methods.js';
+import { ClientErrors } from './errors.js';
+import type { StartOptions } from './options.js';
+import { ProcessSession, type SessionBackend } from './process-session.js';
+import type { ServerGeneration } from './server-generation.js';
+
+export interface StartContext {
+  sessions: Map<string, ProcessSession>;
+  backend: SessionBackend;
+  generation: ServerGeneration;
+  send: (params: ParamsOf<'process/start'>) => Promise<unknown>;
+}
+
+export async function startProcess({ sessions, backend, generation, send }: StartContext, options: StartOptions): Promise<ProcessSession> {
+  const processId = options.processId ?? randomUUID();
+  if (sessions.has(processId)) throw ClientErrors.fromServer(Errors.processExists(processId));
+  const session = new ProcessSession(processId, options.tty ?? false, backend, options.bufferEvents ?? true);
+  const forget = () => {
+    if (sessions.get(processId) === session) sessions.delete(processId);
+  };
+  sessions.set(processId, session);
+  session.onFinished = forget;
+  try {
+    await send({
+      processId,
+      argv: options.argv,
+      cwd: generation.cwd(options.cwd ?? process.cwd()),
+      env: options.env ?? (process.env.PATH ? { PATH: process.env.PATH } : {}),
+      tty: options.tty ?? false,
+      pipeStdin: options.pipeStdin ?? false,
+      arg0: options.arg0 ?? null,
+      ...(options.size ? { size: options.size } : {}),
+    });
+  } catch (error) {
+    forget();
+    throw error;
+  }
+  return session;
+}

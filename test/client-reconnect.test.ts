@@ -1,0 +1,150 @@
+/**
+ * The client's `reconnect` over WebSocket, through a TCP proxy the test cuts
+ * mid-stream: the client resumes its session on a new connection, process
+ * sessions go on from their last seq (every event once, in order), requests
+ * that may be repeated are sent again, and others reject with
+ * `outcomeUnknown` rather than guessing.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventQueue } from '../src/client/event-queue.js';
+import { ExecServerClient, type ProcessEvent } from '../src/index.js';
+import { waitDead, waitFound } from './support/proc.js';
+import { CLI } from './support/server-process.js';
+import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { startWebSocketListener, type WebSocketListener } from './support/websocket-server.js';
+
+let listener: WebSocketListener;
+let proxy: TcpProxy;
+
+beforeAll(async () => {
+  listener = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0', '--log-level', 'info']);
+  proxy = await tcpProxy(listener.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  await listener.stop();
+});
+
+/** Cuts the connection and keeps the network down until the server has detached the session. */
+async function goDown(sessionId: string): Promise<void> {
+  const detachedBefore = detachCount(sessionId);
+  proxy.block();
+  proxy.cut();
+  await listener.output(new RegExp(`(session ${sessionId} detached[^]*){${detachedBefore + 1}}`));
+}
+
+const detachCount = (sessionId: string) => listener.printed().split(`session ${sessionId} detached`).length - 1;
+
+const expected = (count: number) => `${Array.from({ length: count }, (_, index) => index + 1).join('\n')}\n`;
+
+describe('ExecServerClient reconnect', () => {
+  it('resumes after the connection is cut mid-output: every event once, in seq order', async () => {
+    const client = await ExecServerClient.connectWebSocket(proxy.url, { reconnect: true });
+    try {
+      // Output spread over time, so that the cut falls in the middle of it.
+      const session = await client.start({
+        argv: ['sh', '-c', 'for i in $(seq 0 49); do seq $((i*2000+1)) $((i*2000+2000)); sleep 0.01; done'],
+      });
+      const events: ProcessEvent[] = [];
+      let cut = false;
+      for await (const event of session) {
+        events.push(event);
+        if (!cut && event.type === 'output' && event.seq >= 3) {
+          cut = true;
+          proxy.cut();
+        }
+      }
+      const outputs = events.filter((event) => event.type === 'output');
+      expect(Buffer.concat(outputs.map((event) => event.chunk)).toString()).toBe(expected(100_000));
+      expect(events.map((event) => event.type).slice(-2)).toEqual(['exited', 'closed']);
+      expect(events.map((event) => ('seq' in event ? event.seq : -1))).toEqual(events.map((_, index) => index + 1));
+      expect(proxy.connections).toBeGreaterThanOrEqual(2);
+      // The same session goes on: a new command runs on the resumed connection.
+      expect((await client.run(['echo', 'still here'])).stdout.toString()).toBe('still here\n');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('sends a write made while down once resumed, and catches up with an exit that happened while down', async () => {
+    const client = await ExecServerClient.connectWebSocket(proxy.url, { reconnect: true });
+    try {
+      const session = await client.start({
+        argv: ['sh', '-c', 'echo one; read line; echo "got $line"; exec sleep 30.97'],
+        pipeStdin: true,
+      });
+      const events: ProcessEvent[] = [];
+      const outputs = new EventQueue<string>();
+      session.on('event', (event: ProcessEvent) => {
+        events.push(event);
+        if (event.type === 'output') outputs.push(event.chunk.toString());
+      });
+      expect((await outputs.next()).value).toBe('one\n');
+      // Down: a write (it carries a writeId) waits for the resume and is sent then.
+      await goDown(client.sessionId);
+      const written = session.closeStdin('hello\n');
+      proxy.unblock();
+      expect(await written).toBe('accepted');
+      expect((await outputs.next()).value).toBe('got hello\n');
+      // Down again: the process dies meanwhile, so its exit can only come from catching up.
+      const [sleeper] = await waitFound('30.97', 'sleep');
+      await goDown(client.sessionId);
+      process.kill(sleeper!, 'SIGKILL');
+      expect(await waitDead([sleeper!])).toEqual([]);
+      proxy.unblock();
+      expect(await session.wait()).toBe(137);
+      expect(events.map((event) => event.type)).toEqual(['output', 'output', 'exited', 'closed']);
+      expect(events.map((event) => ('seq' in event ? event.seq : 0))).toEqual([1, 2, 3, 4]);
+    } finally {
+      proxy.unblock();
+      await client.close();
+    }
+  });
+
+  it('rejects a request that was in flight and may not be repeated, with outcomeUnknown', async () => {
+    let answered = 0;
+    const held: http.ServerResponse[] = [];
+    const web = http.createServer((_request, response) => {
+      answered++;
+      held.push(response);
+    });
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const client = await ExecServerClient.connectWebSocket(proxy.url, { reconnect: true });
+    try {
+      const { port } = web.address() as { port: number };
+      const sleeper = await client.start({ argv: ['sleep', '30.98'], bufferEvents: false });
+      // A long-poll read in flight at the cut may be repeated: it is sent again and answers.
+      const poll = sleeper.read({ afterSeq: 0, waitMs: 300 });
+      const request = client.httpRequest({ method: 'GET', url: `http://127.0.0.1:${port}/` });
+      // Cut once the server has made the request: the answer can no longer arrive on this connection.
+      while (answered === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      proxy.cut();
+      await expect(request).rejects.toMatchObject({ kind: 'outcomeUnknown', message: expect.stringContaining('http/request') });
+      expect(answered).toBe(1);
+      expect(await poll).toMatchObject({ chunks: [], exited: false });
+      expect(await sleeper.terminate()).toBe(true);
+      expect((await client.environmentInfo()).shell.path).toMatch(/^\//);
+    } finally {
+      for (const response of held) response.destroy();
+      await client.close();
+      web.close();
+    }
+  });
+
+  it('fails like any disconnect when the session cannot be resumed', async () => {
+    const short = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0', '--detached-session-ttl-ms', '0']);
+    const shortProxy = await tcpProxy(short.url);
+    const client = await ExecServerClient.connectWebSocket(shortProxy.url, { reconnect: { windowMs: 5000 } });
+    try {
+      const session = await client.start({ argv: ['sleep', '30.96'] });
+      shortProxy.cut();
+      await expect(session.wait()).rejects.toMatchObject({ message: expect.stringContaining(`cannot resume session ${client.sessionId}`) });
+      await expect(client.run(['true'])).rejects.toMatchObject({ kind: 'disconnected' });
+    } finally {
+      await client.close();
+      await shortProxy.close();
+      await short.stop();
+    }
+  });
+});
