@@ -5,13 +5,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExecServerError, type Executor, type ProcessEvent } from '../src/index.js';
-import { executorKinds } from './support/executors.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createExecutor, ExecServerError, type Executor, type ProcessEvent, RemoteExecutor } from '../src/index.js';
+import { executorKinds, hasWebSocketReference, webSocketReferenceKinds, webSocketReferenceSkipReason } from './support/executors.js';
+import { listenOurs } from './support/websocket-server.js';
 
 const ENV = { PATH: '/usr/bin:/bin' };
 
-describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
+// Our kinds, and Codex 0.169.0 over WebSocket when installed (`reference`: without our extensions).
+const kinds = [...executorKinds, ...webSocketReferenceKinds()];
+if (!hasWebSocketReference) it.skip(`Executor contract over Codex's WebSocket listener: ${webSocketReferenceSkipReason}`, () => undefined);
+
+describe.each(kinds)('Executor contract: $name', ({ create, reference = false }) => {
   let executor: Executor;
   const events = new Map<string, ProcessEvent[]>();
   const closedWaiters = new Map<string, () => void>();
@@ -41,6 +46,8 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
     await closed;
     return { processId, list: events.get(processId)! };
   }
+  const outputOf = (processId: string) =>
+    Buffer.concat((events.get(processId) ?? []).flatMap((e) => (e.type === 'output' ? [e.chunk] : []))).toString();
 
   it('numbers output, exit and close in seq order', async () => {
     const { list } = await runToClose(['sh', '-c', 'echo a; echo b >&2; exit 4']);
@@ -64,22 +71,44 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
     const closed = new Promise<void>((resolve) => closedWaiters.set(processId, resolve));
     await executor.start({ processId, argv: ['cat'], cwd: '/tmp', env: ENV, tty: false, pipeStdin: true });
     expect(await executor.write(processId, Buffer.from('in'), { closeStdin: true })).toBe('accepted');
+    if (reference) {
+      // closeStdin is our extension (the reference ignores it): end cat once its output is in.
+      await vi.waitFor(() => expect(outputOf(processId)).toBe('in'));
+      expect(await executor.terminate(processId)).toBe(true);
+    }
     await closed;
-    expect(Buffer.concat(events.get(processId)!.flatMap((e) => (e.type === 'output' ? [e.chunk] : []))).toString()).toBe('in');
-    expect(await executor.write(processId, Buffer.from('x'))).toBe('stdinClosed');
+    expect(outputOf(processId)).toBe('in');
+    if (reference) {
+      // As ours answers a write after terminate (test/process.test.ts): the pipe is gone, not closed on request.
+      await expect(executor.write(processId, Buffer.from('x'))).rejects.toMatchObject({
+        code: -32603,
+        message: 'failed to write to process stdin',
+      });
+    } else {
+      expect(await executor.write(processId, Buffer.from('x'))).toBe('stdinClosed');
+    }
     expect(await executor.write('nobody', Buffer.from('x'))).toBe('unknownProcess');
   });
 
   it('runs PTYs with a size and resizes them', async () => {
-    const { list } = await runToClose(['stty', 'size'], { tty: true, size: { rows: 33, cols: 99 } });
-    expect(Buffer.concat(list.flatMap((e) => (e.type === 'output' ? [e.chunk] : []))).toString()).toBe('33 99\r\n');
+    const { processId } = await runToClose(['stty', 'size'], { tty: true, size: { rows: 33, cols: 99 } });
+    // size is our extension: the reference ignores it and opens its PTYs at 24x80.
+    expect(outputOf(processId)).toBe(reference ? '24 80\r\n' : '33 99\r\n');
   });
 
   it('terminates and signals process groups', async () => {
     const processId = id();
     const closed = new Promise<void>((resolve) => closedWaiters.set(processId, resolve));
     await executor.start({ processId, argv: ['sleep', '30'], cwd: '/tmp', env: ENV, tty: false });
-    await executor.signal(processId, 'SIGCONT');
+    if (reference) {
+      // Signals other than interrupt are our extension: the reference's enum has interrupt only.
+      await expect(executor.signal(processId, 'SIGCONT')).rejects.toMatchObject({
+        code: -32602,
+        message: 'unknown variant `SIGCONT`, expected `interrupt`',
+      });
+    } else {
+      await executor.signal(processId, 'SIGCONT');
+    }
     expect(await executor.terminate(processId)).toBe(true);
     await closed;
     expect(await executor.terminate(processId)).toBe(false);
@@ -132,5 +161,19 @@ describe.each(executorKinds)('Executor contract: $name', ({ create }) => {
     expect(await executor.canonicalize(path.join(dir, 'sub', '..', 'f'))).toBe(fs.realpathSync(file));
     await executor.remove(path.join(dir, 'sub'));
     expect(fs.existsSync(path.join(dir, 'sub'))).toBe(false);
+  });
+});
+
+describe('createExecutor({ url, token })', () => {
+  it('connects to the WebSocket listener at url (README, "Over WebSocket")', async () => {
+    const listener = await listenOurs();
+    try {
+      // The WebSocket kinds above connect this way: it must not fall back to a LocalExecutor.
+      const executor = await createExecutor({ url: listener.url, token: listener.token });
+      await executor.close();
+      expect(executor).toBeInstanceOf(RemoteExecutor);
+    } finally {
+      await listener.stop();
+    }
   });
 });

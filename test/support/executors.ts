@@ -1,7 +1,8 @@
 /**
  * The executors every shared suite runs against: local, remote through our
  * server behind `sh -c 'exec …'` (standing in for `ssh host exec-server`),
- * and the reference servers that are present (see `REFERENCES`).
+ * remote through our WebSocket listener, and the reference servers that are
+ * present (see `REFERENCES`), over stdio and (Codex 0.169.0) over WebSocket.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,10 +10,16 @@ import path from 'node:path';
 import { createExecutor, LocalExecutor, type Executor } from '../../src/index.js';
 import { codexBinary, isInstalled, VERSIONS } from '../../scripts/interop/install.mjs';
 import { CLI } from './server-process.js';
+import { listenCodex, listenOurs, type TokenListener } from './websocket-server.js';
 
 export interface ExecutorKind {
   name: string;
   create: () => Promise<Executor>;
+  /**
+   * A reference server (Codex), without our extensions (*(ext)* in the
+   * README's method table: `size`, `closeStdin`, signals other than `interrupt`, resize).
+   */
+  reference?: boolean;
 }
 
 export const executorKinds: ExecutorKind[] = [
@@ -25,7 +32,34 @@ export const executorKinds: ExecutorKind[] = [
     name: 'remote, generation 1 (protocolGeneration: 1)',
     create: () => createExecutor({ command: process.execPath, args: [CLI], protocolGeneration: 1 }),
   },
+  {
+    name: 'remote over WebSocket (node dist/cli/main.js --listen ws://127.0.0.1:0, token)',
+    create: async () => overWebSocket(await listenOurs()),
+  },
 ];
+
+/**
+ * A remote executor connected to `listener` with its token, whose `close()`
+ * also stops the listener (and waits for it to exit).
+ */
+async function overWebSocket(listener: TokenListener): Promise<Executor> {
+  let executor: Executor;
+  try {
+    executor = await createExecutor({ url: listener.url, token: listener.token });
+  } catch (error) {
+    await listener.stop();
+    throw error;
+  }
+  const close = executor.close.bind(executor);
+  executor.close = async () => {
+    try {
+      await close();
+    } finally {
+      await listener.stop();
+    }
+  };
+  return executor;
+}
 
 /** A reference server binary, by the name the tests show. */
 export interface Reference {
@@ -51,4 +85,21 @@ export function referenceKinds(): ExecutorKind[] {
       return createExecutor({ command: binary, args: ['exec-server', '--listen', 'stdio'], env: { ...process.env, CODEX_HOME: home } });
     },
   }));
+}
+
+/** The Codex release whose exec-server has a WebSocket listener. */
+export const WEBSOCKET_REFERENCE_VERSION = '0.169.0';
+export const hasWebSocketReference = isInstalled(WEBSOCKET_REFERENCE_VERSION);
+export const webSocketReferenceSkipReason = `Codex ${WEBSOCKET_REFERENCE_VERSION} is not installed (npm run interop installs it)`;
+
+/** Codex 0.169.0's `exec-server --listen ws://127.0.0.1:0` with a token, when installed (else none). */
+export function webSocketReferenceKinds(): ExecutorKind[] {
+  if (!hasWebSocketReference) return [];
+  return [
+    {
+      name: `remote over WebSocket (reference exec-server, codex ${WEBSOCKET_REFERENCE_VERSION}, token)`,
+      create: async () => overWebSocket(await listenCodex(codexBinary(WEBSOCKET_REFERENCE_VERSION))),
+      reference: true,
+    },
+  ];
 }
