@@ -1,0 +1,86 @@
+/**
+ * Ping/pong on the WebSocket listener, in process with a short interval: a
+ * peer that answers pings stays connected however long it is idle; one that
+ * stops answering is dropped, and its session waits to be resumed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { listenWebSocket } from '../src/cli/websocket-listener.js';
+import type { Logger } from '../src/server/logger.js';
+import { ProcessRuntime } from '../src/server/process/runtime.js';
+
+const PING_MS = 40;
+const logs: string[] = [];
+const logWaiters = new Set<() => void>();
+const log = (message: string) => {
+  logs.push(message);
+  for (const waiter of logWaiters) waiter();
+};
+const logger: Logger = { error: log, warn: log, info: log, log, debug: () => undefined };
+
+/** Resolves once the listener has logged `message`. */
+function logged(message: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!logs.includes(message)) return;
+      logWaiters.delete(check);
+      resolve();
+    };
+    logWaiters.add(check);
+    check();
+  });
+}
+const runtime = new ProcessRuntime();
+let listener: Awaited<ReturnType<typeof listenWebSocket>>;
+
+beforeAll(async () => {
+  listener = await listenWebSocket({
+    host: '127.0.0.1',
+    port: 0,
+    tokenSha256: undefined,
+    allowedOrigins: [],
+    maxFrameBytes: 1 << 20,
+    pingIntervalMs: PING_MS,
+    detachedTtlMs: 60_000,
+    server: {},
+    runtime,
+    logger,
+  });
+});
+afterAll(async () => {
+  await listener.close();
+  runtime.stop();
+});
+
+async function initialized(socket: WebSocket): Promise<string> {
+  await new Promise((resolve) => socket.once('open', resolve));
+  const answer = new Promise<{ result: { sessionId: string } }>((resolve) =>
+    socket.once('message', (data) => resolve(JSON.parse(`${data}`))),
+  );
+  socket.send(JSON.stringify({ id: 1, method: 'initialize', params: { clientName: 'liveness' } }));
+  return (await answer).result.sessionId;
+}
+
+describe('WebSocket liveness', () => {
+  it('keeps an idle peer that answers pings', async () => {
+    const socket = new WebSocket(listener.url);
+    await initialized(socket);
+    let closed = false;
+    socket.once('close', () => (closed = true));
+    // Ten pings: five times the interval after which a silent peer is dropped.
+    await new Promise<void>((resolve) => {
+      let pings = 0;
+      socket.on('ping', () => ++pings === 10 && resolve());
+    });
+    expect(closed).toBe(false);
+    socket.close(1000);
+  });
+
+  it('drops a peer that stops answering pings, and detaches its session', async () => {
+    const socket = new WebSocket(listener.url, { autoPong: false });
+    const sessionId = await initialized(socket);
+    const code = await new Promise<number>((resolve) => socket.once('close', resolve));
+    expect(code).toBe(1006);
+    await logged(`session ${sessionId} detached; it can be resumed for 60000 ms`);
+  });
+});
