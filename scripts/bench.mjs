@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --peer "<command>"] [--quick]`: measures this exec-server
- * (and optionally another stdio exec-server, e.g. the reference) on this
- * machine, and prints medians with ratios. Not a test: it asserts nothing.
+ * `npm run bench [-- --peer "<command>"] [--quick] [--transport stdio|ws]`:
+ * measures this exec-server (and optionally another exec-server, e.g. the
+ * reference) on this machine, and prints medians with ratios. Not a test: it
+ * asserts nothing. `--transport ws` runs the throughput and round-trip
+ * workloads (pipe, pty, rtt) over a WebSocket listener instead of stdio
+ * (`bench/transport.mjs`); the others always use stdio.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +19,7 @@ import { blockTransfer, rawCopyMiBps, removeBlockSource } from './bench/blocks.m
 import { sandboxOverhead } from './bench/sandbox.mjs';
 import { startup } from './bench/startup.mjs';
 import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
+import { TRANSPORTS } from './bench/transport.mjs';
 import {
   concurrency,
   fairness,
@@ -34,8 +38,12 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     'block-mib': { type: 'string' },
+    transport: { type: 'string', default: 'stdio' },
   },
 });
+if (!TRANSPORTS.includes(values.transport)) throw new Error(`--transport ${values.transport}: expected ${TRANSPORTS.join(' or ')}`);
+/** The transport of the workloads that take one. */
+const transport = values.transport;
 const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
 /** A bare Node server that only spawns: the floor for the spawn workload. */
 const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
@@ -82,7 +90,7 @@ async function alternatingThroughput(commands, bytes, tty) {
   const contestants = { ...commands, [RAW]: null };
   const results = await alternating(
     contestants,
-    async (command) => (command === null ? { mibps: await raw() } : throughput(command, bytes, tty)),
+    async (command) => (command === null ? { mibps: await raw() } : throughput(command, bytes, tty, transport)),
     (samples) => ({ mibps: median(samples.map((r) => r.mibps)) }),
   );
   const rawMiBps = results[RAW].mibps;
@@ -104,7 +112,7 @@ async function measureAll(commands) {
   const workloads = [
     ['pipe', (all) => alternatingThroughput(all, 256 * MiB, false)],
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
-    ['rtt', roundTrip],
+    ['rtt', (all) => roundTrip(all, transport)],
     ['spawn', spawnLatencyWithFloor],
     ['spawn-retained', (all) => spawnLatency(all, 150)],
     [
@@ -140,6 +148,7 @@ let httpUrl;
 
 async function main() {
   console.log(`exec-server benchmark on ${process.platform}/${process.arch}, node ${process.version}`);
+  console.log(`transport: ${transport} (pipe, pty, rtt${transport === 'stdio' ? '' : '; the other workloads over stdio'})`);
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-bench-'));
   const web = http.createServer((_req, res) => res.end('ok'));
   await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
@@ -159,7 +168,7 @@ async function main() {
   const ours = results.ours;
   const peer = results.peer;
 
-  console.log('\n## summary (median)');
+  console.log(`\n## summary (median; pipe, pty, rtt over ${transport})`);
   // [label, workload, field]
   const rows = [
     ['pipe MiB/s (256 MiB)', 'pipe', 'mibps'],

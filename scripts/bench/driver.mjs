@@ -1,10 +1,11 @@
 /**
- * A lean NDJSON driver for benchmarks: spawns any stdio exec-server command,
- * sends requests, and counts `process/output` bytes without JSON.parse (a
- * readline + JSON.parse driver tops out near 300 MiB/s and would measure
- * itself instead of the server).
+ * A lean JSON-RPC driver for benchmarks: starts any exec-server command,
+ * over stdio (NDJSON) or WebSocket (`./transport.mjs`), sends requests, and
+ * counts `process/output` bytes without JSON.parse (a readline + JSON.parse
+ * driver tops out near 300 MiB/s and would measure itself instead of the
+ * server).
  */
-import { spawn } from 'node:child_process';
+import { connect } from './transport.mjs';
 
 const OUTPUT_PREFIX = Buffer.from('{"method":"process/output"');
 const CHUNK_KEY = Buffer.from('"chunk":"');
@@ -21,8 +22,7 @@ function base64Length(bytes, start, end) {
 }
 
 export class Driver {
-  constructor(command, { env } = {}) {
-    this.child = spawn('/bin/sh', ['-c', `exec ${command}`], { stdio: ['pipe', 'pipe', 'inherit'], env: env ?? process.env });
+  constructor() {
     this.pending = new Map();
     this.listeners = new Set();
     this.outputBytes = new Map();
@@ -31,21 +31,22 @@ export class Driver {
     this.pendingParts = [];
     /** Set to hand `process/output` messages to listeners (otherwise they are only counted). */
     this.parseOutput = false;
-    this.child.stdout.on('data', (bytes) => this.onData(bytes));
-    this.exited = new Promise((resolve) => this.child.on('exit', resolve));
   }
 
-  static async start(command, options) {
-    const driver = new Driver(command, options);
+  /** `transport`: `stdio` (default) or `ws`; `driver.child` is the server process either way. */
+  static async start(command, { env, transport = 'stdio' } = {}) {
+    const driver = new Driver();
+    driver.connection = await connect(transport, command, driver, env ?? process.env);
+    driver.child = driver.connection.child;
     await driver.request('initialize', { clientName: 'bench' });
     driver.notify('initialized', {});
     return driver;
   }
 
   /**
-   * Splits Buffers into lines. A `process/output` line is counted fragment
-   * by fragment, never joined: only its head (for the processId) and its
-   * last bytes (for base64 padding) are looked at.
+   * Splits the stdio byte stream into lines. A `process/output` line is
+   * counted fragment by fragment, never joined: only its head (for the
+   * processId) and its last bytes (for base64 padding) are looked at.
    */
   onData(bytes) {
     let start = 0;
@@ -91,6 +92,7 @@ export class Driver {
     if (line.length > 0) this.onLine(line);
   }
 
+  /** One whole message: a line from stdio, or a WebSocket frame as it arrived. */
   onLine(line) {
     if (line.subarray(0, OUTPUT_PREFIX.length).equals(OUTPUT_PREFIX)) {
       const idStart = line.indexOf(ID_KEY) + ID_KEY.length;
@@ -111,7 +113,7 @@ export class Driver {
   }
 
   send(message) {
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    this.connection.send(JSON.stringify(message));
   }
 
   notify(method, params) {
@@ -148,10 +150,7 @@ export class Driver {
     return this.waitFor((m) => m.method === 'process/closed' && m.params.processId === processId);
   }
 
-  async close() {
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await this.exited;
-    clearTimeout(timer);
+  close() {
+    return this.connection.close();
   }
 }

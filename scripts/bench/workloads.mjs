@@ -1,15 +1,31 @@
 // The workloads `npm run bench` measures, each on one server command (or several, interleaved).
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Driver } from './driver.mjs';
 import { ENV, MiB, mapValues, ms, percentile, repeat, summarize } from './stats.mjs';
 
-export async function throughput(command, bytes, tty) {
-  const driver = await Driver.start(command);
+/**
+ * Paths of the workloads that take `--transport` go as `file://` URIs, which
+ * both generations of server take (Codex 0.169's refuses plain paths), as
+ * in the blocks and sandbox workloads.
+ */
+const ROOT_URI = pathToFileURL('/').href;
+const TMP_URI = pathToFileURL('/tmp').href;
+
+/** `head -c bytes` on a pipe or a PTY, from process/start to process/closed, MiB/s. */
+export async function throughput(command, bytes, tty, transport) {
+  const driver = await Driver.start(command, { transport });
   try {
     const started = process.hrtime.bigint();
     const closed = driver.waitClosed('t');
-    await driver.request('process/start', { processId: 't', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty });
+    await driver.request('process/start', {
+      processId: 't',
+      argv: ['head', '-c', String(bytes), '/dev/zero'],
+      cwd: ROOT_URI,
+      env: ENV,
+      tty,
+    });
     await closed;
     const seconds = ms(process.hrtime.bigint() - started) / 1000;
     const got = driver.outputBytes.get('t') ?? 0;
@@ -25,11 +41,11 @@ export async function throughput(command, bytes, tty) {
  * started and warmed up first: on a machine whose speed drifts (a shared
  * VM), one server measured minutes after the other can be off by 30%.
  */
-async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare }) {
+async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare, transport }) {
   const names = Object.keys(commands);
   const drivers = {};
   try {
-    for (const name of names) drivers[name] = await Driver.start(commands[name]);
+    for (const name of names) drivers[name] = await Driver.start(commands[name], { transport });
     for (const name of names) await prepare?.(drivers[name]);
     for (const name of names) for (let i = 0; i < warmup; i++) await sample(drivers[name]);
     const samples = Object.fromEntries(names.map((name) => [name, []]));
@@ -43,14 +59,15 @@ async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare
 }
 
 /** fs/getMetadata round trip, µs. The warm-up covers JIT compilation stalls. */
-export async function roundTrip(commands) {
+export async function roundTrip(commands, transport) {
   const samples = await interleaved(commands, {
+    transport,
     warmup: 3000,
     blocks: 8,
     perBlock: 250,
     sample: async (driver) => {
       const started = process.hrtime.bigint();
-      await driver.call('fs/getMetadata', { path: '/tmp' });
+      await driver.call('fs/getMetadata', { path: TMP_URI });
       return ms(process.hrtime.bigint() - started) * 1000;
     },
   });
