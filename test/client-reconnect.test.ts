@@ -11,7 +11,7 @@ import { EventQueue } from '../src/client/event-queue.js';
 import { ExecServerClient, type ProcessEvent } from '../src/index.js';
 import { waitDead, waitFound } from './support/proc.js';
 import { CLI } from './support/server-process.js';
-import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { type TcpProxy, tcpProxy } from '../scripts/interop/tcp-proxy.mjs';
 import { startWebSocketListener, type WebSocketListener } from './support/websocket-server.js';
 
 let listener: WebSocketListener;

@@ -63,14 +63,17 @@ const webSocketReason = skipReason('0.169.0');
 describe.skipIf(webSocketReason !== null)(
   `interop over WebSocket: Codex 0.169.0${webSocketReason ? ` (skipped: ${webSocketReason})` : ''}`,
   () => {
+    const webSocketCases: typeof cases = scenarioCases(undefined, { webSocket: true });
     for (const [name, mode] of [
       ['exit-code', 'pipe'],
       ['pty-cat', 'pty'],
+      // The connection is cut mid-command: Codex resumes the session on a new one.
+      ['resume', 'pipe'],
     ] as const) {
       it(`${name} [${mode}]`, { timeout: CASE_TIMEOUT_MS * JOBS + 30_000 }, async () => {
         const listener = await startListener();
         try {
-          const { scenario } = cases.find((c) => c.scenario.name === name && c.mode === mode)!;
+          const { scenario } = webSocketCases.find((c) => c.scenario.name === name && c.mode === mode)!;
           const result = await limited(() =>
             runCase({ scenario, mode, version: '0.169.0', server: 'ours', timeoutMs: CASE_TIMEOUT_MS, webSocket: listener }),
           );

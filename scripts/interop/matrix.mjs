@@ -15,6 +15,7 @@ import { functionOutputs, outputText } from './mock-responses.mjs';
 import { excerpt, parseExecOutput } from './exec-output.mjs';
 import { parseTapLog, relevantLines } from './tap-log.mjs';
 import { SERVER_ENV } from './scenarios.mjs';
+import { tcpProxy } from './tcp-proxy.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OUR_SERVER = path.join(ROOT, 'dist', 'cli', 'main.js');
@@ -62,7 +63,9 @@ export function pruneOldRuns(maxAgeMs = 24 * 3600_000) {
 export async function runCase({ scenario, mode, version, server = 'ours', timeoutMs = 45_000, webSocket }) {
   const runDir = freshRunDir(`${Array.isArray(server) ? 'custom' : server}-${version}-${scenario.name}-${mode}`);
   const workdir = path.join(runDir, 'work');
-  const steps = scenario.script({ mode, workdir });
+  // A scenario that cuts the connection gets a proxy of its own, so that other cases keep theirs.
+  const proxy = webSocket && scenario.webSocketOnly ? await tcpProxy(webSocket.url) : undefined;
+  const steps = scenario.script({ mode, workdir, cutConnection: () => proxy?.cut() });
   const reasons = [];
   let run;
   try {
@@ -76,10 +79,12 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
       setup: scenario.setup,
       timeoutMs,
       sandbox: scenario.sandbox,
-      webSocket,
+      webSocket: proxy ? { ...webSocket, url: proxy.url } : webSocket,
     });
   } catch (error) {
     return { ok: false, reasons: [`harness error: ${error.stack ?? error}`], tapLines: [], runDir, durationMs: 0 };
+  } finally {
+    await proxy?.close();
   }
   const tap = parseTapLog(run.tapLog);
   if (run.timedOut) reasons.push(`codex exec did not finish within ${timeoutMs / 1000} s (killed)`);
@@ -94,7 +99,8 @@ export async function runCase({ scenario, mode, version, server = 'ours', timeou
   const calls = steps.map((_, i) => parseExecOutput(outputText(outputs.get(`call_${i + 1}`))));
   if (reasons.length === 0) {
     try {
-      reasons.push(...scenario.check({ mode, workdir, calls, requests: run.requests, tap, run }));
+      const reconnections = proxy ? proxy.connections - 1 : 0;
+      reasons.push(...scenario.check({ mode, workdir, calls, requests: run.requests, tap, run, reconnections }));
     } catch (error) {
       reasons.push(`check threw: ${error.stack ?? error}`);
     }

@@ -41,14 +41,15 @@ if (!['ours', 'codex'].includes(server)) fail(`--server must be ours or codex, n
 const versions = values.version ? values.version.split(',') : values.websocket ? ['0.169.0'] : VERSIONS;
 if (values.websocket && server !== 'ours') fail('--websocket runs our server only');
 /** The scenarios judged without the tap log (a WebSocket connection has no tap). */
-const WEBSOCKET_SCENARIOS = ['exit-code', 'dev-stdio', 'pty-cat', 'late-output', 'big-output', 'sandbox'];
+const WEBSOCKET_SCENARIOS = ['exit-code', 'dev-stdio', 'pty-cat', 'late-output', 'big-output', 'sandbox', 'resume'];
 for (const version of versions) if (!VERSIONS.includes(version)) fail(`unknown --version ${version} (known: ${VERSIONS.join(', ')})`);
 if (server === 'ours' && !fs.existsSync(OUR_SERVER)) fail(`${OUR_SERVER} is missing: run npm run build first`);
 
 let cases;
 try {
   for (const version of versions) ensureCodex(version);
-  const picked = scenarioCases(values.only?.split(',').filter(Boolean) ?? (values.websocket ? WEBSOCKET_SCENARIOS : undefined));
+  const only = values.only?.split(',').filter(Boolean) ?? (values.websocket ? WEBSOCKET_SCENARIOS : undefined);
+  const picked = scenarioCases(only, { webSocket: values.websocket });
   cases = versions.flatMap((version) => picked.map((c) => ({ ...c, version })));
 } catch (error) {
   fail(error.message);

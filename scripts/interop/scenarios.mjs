@@ -6,7 +6,8 @@
  * Shape: { name, modes, prompt, setup?(workdir), script({ mode, workdir }) → steps,
  *          check(ctx) → [failure reason, …] }
  * where ctx = { mode, workdir, calls: [parsed output of call_1, call_2, …],
- *               requests (model requests), tap (parsed tap log), run (codex-run result) }.
+ *               requests (model requests), tap (parsed tap log), run (codex-run result),
+ *               reconnections (connections Codex opened after the first, for a scenario that cuts) }.
  * Tool argument names are those of the exec_command / write_stdin / view_image
  * schemas that Codex 0.134.0 and 0.169.0 both send (`cmd`, `tty`, `login`,
  * `yield_time_ms`; `session_id`, `chars`; `path`).
@@ -220,12 +221,40 @@ SCENARIOS.push({
   },
 });
 
-/** Every (scenario, mode) pair, optionally only those whose name is in `only`. */
-export function scenarioCases(only) {
+SCENARIOS.push({
+  // (i) WebSocket only: the connection drops while a command runs and prints. Codex must resume the
+  // session on a new connection (resumeSessionId) and still see all the output and the exit code.
+  name: 'resume',
+  modes: ['pipe', 'pty'],
+  webSocketOnly: true,
+  prompt: 'Run a slow command, lose the connection, and poll it.',
+  script: ({ mode, cutConnection }) => [
+    exec('sleep 0.5; echo during-cut; sleep 1.5; echo after-cut', mode, { yield_time_ms: 250 }),
+    (body) => {
+      // Asked for the next step while the command runs: the network fails now.
+      cutConnection();
+      return writeStdin(1, '', 8000)(body);
+    },
+  ],
+  check: ({ calls: [start, poll], reconnections }) => [
+    ...(reconnections >= 1 ? [] : ['Codex never opened a second connection: the cut did not happen or was not noticed']),
+    ...expectRunning(start, 'exec_command'),
+    ...expectExit(poll, 'write_stdin poll after the cut', 0),
+    ...expectOutput(poll, 'write_stdin poll after the cut', 'during-cut', 'after-cut'),
+  ],
+});
+
+/**
+ * Every (scenario, mode) pair, optionally only those whose name is in `only`;
+ * the WebSocket-only scenarios only when `webSocket`.
+ */
+export function scenarioCases(only, { webSocket = false } = {}) {
   const wanted = only?.length ? new Set(only) : null;
   if (wanted) {
     const unknown = [...wanted].filter((name) => !SCENARIOS.some((s) => s.name === name));
     if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (known: ${SCENARIOS.map((s) => s.name).join(', ')})`);
   }
-  return SCENARIOS.filter((s) => !wanted || wanted.has(s.name)).flatMap((scenario) => scenario.modes.map((mode) => ({ scenario, mode })));
+  return SCENARIOS.filter((s) => (!wanted || wanted.has(s.name)) && (webSocket || !s.webSocketOnly)).flatMap((scenario) =>
+    scenario.modes.map((mode) => ({ scenario, mode })),
+  );
 }

@@ -1,26 +1,14 @@
 /**
- * A TCP proxy on 127.0.0.1 in front of a listener, whose connections a test
- * can cut at once, as a network failure would: both sides see the
+ * A TCP proxy on 127.0.0.1 in front of a WebSocket listener, whose connections
+ * a test or an interop scenario can cut at once, as a network failure would: both sides see the
  * connection drop, without a WebSocket close frame.
  */
 import net from 'node:net';
 
-export interface TcpProxy {
-  /** `ws://127.0.0.1:PORT` of the proxy, for a target `ws://…` URL. */
-  url: string;
-  /** How many connections the proxy has accepted. */
-  readonly connections: number;
-  /** Drops every open connection. */
-  cut(): void;
-  /** While blocked, new connections are dropped at once (the network is still down). */
-  block(): void;
-  unblock(): void;
-  close(): Promise<void>;
-}
-
-export async function tcpProxy(targetUrl: string): Promise<TcpProxy> {
+/** Listens on a free loopback port and forwards to `targetUrl`'s host and port (types: tcp-proxy.d.mts). */
+export async function tcpProxy(targetUrl) {
   const target = new URL(targetUrl);
-  const open = new Set<net.Socket>();
+  const open = new Set();
   let connections = 0;
   let blocked = false;
   const server = net.createServer((client) => {
@@ -37,8 +25,8 @@ export async function tcpProxy(targetUrl: string): Promise<TcpProxy> {
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
   return {
     url: `ws://127.0.0.1:${port}`,
     get connections() {

@@ -1,0 +1,14 @@
+export interface TcpProxy {
+  /** `ws://127.0.0.1:PORT` of the proxy, for a target `ws://…` URL. */
+  url: string;
+  /** How many connections the proxy has accepted. */
+  readonly connections: number;
+  /** Drops every open connection. */
+  cut(): void;
+  /** While blocked, new connections are dropped at once (the network is still down). */
+  block(): void;
+  unblock(): void;
+  close(): Promise<void>;
+}
+
+export function tcpProxy(targetUrl: string): Promise<TcpProxy>;
