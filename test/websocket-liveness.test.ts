@@ -1,7 +1,8 @@
 /**
- * Ping/pong on the WebSocket listener, in process with a short interval: a
- * peer that answers pings stays connected however long it is idle; one that
- * stops answering is dropped, and its session waits to be resumed.
+ * The WebSocket listener's connection limits, in process: with a short ping
+ * interval, a peer that answers pings stays connected however long it is
+ * idle, and one that stops answering is dropped (its session waits to be
+ * resumed); a frame over the size limit closes the connection with 1009.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -10,6 +11,7 @@ import type { Logger } from '../src/server/logger.js';
 import { ProcessRuntime } from '../src/server/process/runtime.js';
 
 const PING_MS = 40;
+const MAX_FRAME_BYTES = 1 << 20;
 const logs: string[] = [];
 const logWaiters = new Set<() => void>();
 const log = (message: string) => {
@@ -39,7 +41,7 @@ beforeAll(async () => {
     port: 0,
     tokenSha256: undefined,
     allowedOrigins: [],
-    maxFrameBytes: 1 << 20,
+    maxFrameBytes: MAX_FRAME_BYTES,
     pingIntervalMs: PING_MS,
     detachedTtlMs: 60_000,
     server: {},
@@ -82,5 +84,13 @@ describe('WebSocket liveness', () => {
     const code = await new Promise<number>((resolve) => socket.once('close', resolve));
     expect(code).toBe(1006);
     await logged(`session ${sessionId} detached; it can be resumed for 60000 ms`);
+  });
+
+  it('closes the connection on a frame over the limit (1009)', async () => {
+    const socket = new WebSocket(listener.url);
+    await initialized(socket);
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    socket.send(JSON.stringify({ id: 2, method: 'environment/status', params: 'x'.repeat(MAX_FRAME_BYTES) }));
+    expect(await closed).toBe(1009);
   });
 });
