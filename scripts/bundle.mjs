@@ -22,7 +22,7 @@ const common = {
   logLevel: 'warning',
 };
 
-// The server as one CommonJS file, which the launcher (scripts/launcher.mjs, installed as
+// The server as one CommonJS file, which the launcher (scripts/launcher.cjs, installed as
 // dist/cli/main.js) runs through V8's code cache.
 await build({
   ...common,
@@ -32,10 +32,17 @@ await build({
   format: 'cjs',
   splitting: false,
   define: { 'import.meta.url': '__importMetaUrl' },
+  // undici and ws come from node_modules on first use (http/request, --listen ws://), so that every
+  // start reads a smaller file; their import() becomes require(), which a vm.Script can run.
+  external: [...common.external, 'undici', 'ws'],
+  supported: { 'dynamic-import': false },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
-fs.copyFileSync('scripts/launcher.mjs', 'dist/cli/main.js');
-fs.rmSync('dist/cli/main.js.map', { force: true }); // tsc's, for the module the launcher replaces
+// dist/cli holds only the launcher and the bundle, both CommonJS (tsc's ES modules of src/cli are
+// in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
+for (const name of fs.readdirSync('dist/cli')) if (!name.startsWith('server.cjs')) fs.rmSync(`dist/cli/${name}`);
+fs.writeFileSync('dist/cli/package.json', '{ "type": "commonjs" }\n');
+fs.copyFileSync('scripts/launcher.cjs', 'dist/cli/main.js');
 fs.chmodSync('dist/cli/main.js', 0o755);
 // Make the code cache now: one handshake through the launcher writes it at exit (never keep an
 // old one: V8 may accept a cache made for other code of the same length).

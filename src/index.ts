@@ -11,7 +11,7 @@ export { ExecServer, type ExecServerOptions } from './server/exec-server.js';
 export { ProcessRuntime, type ProcessRuntimeOptions, type SpawnerMode } from './server/process/runtime.js';
 export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './server/logger.js';
 export { ErrorCode, ProtocolError } from './protocol/errors.js';
-export { Method } from './protocol/methods.js';
+export { Method } from './protocol/method-names.js';
 export { Notification } from './protocol/notifications.js';
 export type * from './protocol/types.js';
 export * from './executor/index.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Methods, type MethodName } from '../src/protocol/methods.js';
+import { type MethodName, resultSchemaOf } from '../src/protocol/methods.js';
 import { Notifications, type NotificationName } from '../src/protocol/notifications.js';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 function conforms(method: MethodName, result: unknown): void {
-  expect(Methods[method].result.parse(result), method).toEqual(result);
+  expect(resultSchemaOf(method).parse(result), method).toEqual(result);
 }
 
 async function exercise(server: ServerProcess, toPath: (native: string) => string): Promise<void> {

@@ -9,7 +9,6 @@ import { createStderrLogger, type Logger } from '../server/logger.js';
 import { ProcessRuntime, type SpawnerMode } from '../server/process/runtime.js';
 import { parseCli, USAGE, UsageError, type WebSocketCli } from './args.js';
 import { closeInheritedDescriptors } from './inherited-fds.js';
-import { listenWebSocket } from './websocket-listener.js';
 
 // stdout carries protocol messages only: a stray console.log must not corrupt it.
 console.log = console.error;
@@ -27,6 +26,8 @@ async function serveWebSocket(
   runtime: ProcessRuntime,
   logger: Logger,
 ): Promise<void> {
+  // Loaded only in this mode: stdio servers, the common case, do not pay for ws and http at start.
+  const { listenWebSocket } = await import('./websocket-listener.js');
   let listener: Awaited<ReturnType<typeof listenWebSocket>>;
   try {
     listener = await listenWebSocket({ ...options, maxFrameBytes: server.maxLineBytes, server, runtime, logger });
@@ -61,17 +62,30 @@ function main(): void {
     return;
   }
   const logger = createStderrLogger(options.logLevel);
-  const closed = closeInheritedDescriptors();
-  if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);
-  // Started now, before any PTY master exists that the guardian could inherit.
-  const runtime = new ProcessRuntime({ spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER) });
-  runtime.prepare();
+  const runtime = new ProcessRuntime({
+    spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER),
+    // Before the first child: it must not inherit what the server's parent leaked to it.
+    beforeFirstSpawn: () => {
+      const closed = closeInheritedDescriptors();
+      if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);
+    },
+  });
   const serverOptions = { maxLineBytes: options.maxLineBytes, retentionMs: options.retentionMs, bwrap: options.bwrap };
   if (options.webSocket) {
+    runtime.prepare();
     void serveWebSocket(options.webSocket, serverOptions, runtime, logger);
     return;
   }
-  const server = new ExecServer({ input: process.stdin, output: process.stdout, ...serverOptions, logger, runtime }).listen();
+  // The runtime (guardian, spawner, first pipes) gets ready once `initialize` is answered, or at the first start.
+  const afterFirstAnswer = () => runtime.prepare();
+  const server = new ExecServer({
+    input: process.stdin,
+    output: process.stdout,
+    ...serverOptions,
+    logger,
+    runtime,
+    afterFirstAnswer,
+  }).listen();
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => server.handleSignal(signal));
   }

@@ -6,8 +6,8 @@
  * writes it to `schema/exec-server.schema.json`; a test fails when that
  * file is stale.
  */
-import { z } from 'zod';
-import { Methods } from './methods.js';
+import * as z from 'zod';
+import { type MethodName, Methods, resultSchemaOf } from './methods.js';
 import { Notifications } from './notifications.js';
 
 type JsonObject = Record<string, unknown>;
@@ -38,7 +38,7 @@ export function protocolJsonSchema(): JsonObject {
       family: spec.family ?? null,
       generations: spec.generations,
       params: ref(`${typeName(name)}Params`, spec.params, 'input'),
-      result: ref(`${typeName(name)}Result`, spec.result, 'output'),
+      result: ref(`${typeName(name)}Result`, resultSchemaOf(name as MethodName), 'output'),
     };
   }
   const notifications: JsonObject = {};

@@ -7,42 +7,11 @@
  */
 import type { z } from 'zod';
 import type { Base64Payload } from './base64-payload.js';
-import * as R from './results.js';
+import { BOTH, type GateFamily, type MethodSpec, type ResultName } from './method-spec.js';
+import { type ResultSchemas, resultSchemas } from './results.js';
 import * as P from './schemas.js';
 
-/** 1: Codex 0.134's protocol (PROTOCOL.md); 2: Codex 0.169's (PROTOCOL-V2.md). */
-export type Generation = 1 | 2;
-/** The family named in "client must call initialize before using <family> methods" (§2.3). */
-export type GateFamily = 'exec' | 'filesystem' | 'http' | 'environment';
-
-export interface MethodSpec<
-  Params extends z.ZodType = z.ZodType,
-  Result extends z.ZodType = z.ZodType,
-  Family extends GateFamily | undefined = GateFamily | undefined,
-> {
-  readonly params: Params;
-  /** The struct serde names in "invalid type: …, expected struct X". */
-  readonly struct: string;
-  /** Its name in generation 2, where it differs (Codex 0.169 renamed some to `Wire…`). */
-  readonly structV2?: string;
-  readonly result: Result;
-  /** Undefined: callable before the handshake completes. */
-  readonly family: Family;
-  /** The protocol generations whose clients send it (an extension of ours is listed under 1). */
-  readonly generations: readonly Generation[];
-  /**
-   * Whether a client may send it again when its connection dropped with the
-   * request in flight (the first may or may not have been carried out):
-   * `safe` (reads, and calls whose repeat changes nothing), `withWriteId`
-   * (a `process/write` carrying a `writeId`, which the server applies once),
-   * `never` (its outcome is unknown; the caller must decide).
-   */
-  readonly retry: 'safe' | 'withWriteId' | 'never';
-  readonly summary: string;
-}
-
-export const BOTH = [1, 2] as const;
-const spec = <Params extends z.ZodType, Result extends z.ZodType, Family extends GateFamily | undefined>(
+const spec = <Params extends z.ZodType, Result extends ResultName, Family extends GateFamily | undefined>(
   value: MethodSpec<Params, Result, Family>,
 ) => value;
 
@@ -50,7 +19,7 @@ export const Methods = {
   initialize: spec({
     params: P.InitializeParams,
     struct: 'InitializeParams',
-    result: R.InitializeResult,
+    result: 'InitializeResult',
     family: undefined,
     generations: BOTH,
     retry: 'never',
@@ -60,7 +29,7 @@ export const Methods = {
     params: P.ProcessStartParams,
     struct: 'ExecParams',
     structV2: 'WireExecParams',
-    result: R.ProcessStartResult,
+    result: 'ProcessStartResult',
     family: 'exec',
     generations: BOTH,
     retry: 'never',
@@ -69,7 +38,7 @@ export const Methods = {
   'process/read': spec({
     params: P.ProcessReadParams,
     struct: 'ReadParams',
-    result: R.ProcessReadResult,
+    result: 'ProcessReadResult',
     family: 'exec',
     generations: BOTH,
     retry: 'safe',
@@ -78,7 +47,7 @@ export const Methods = {
   'process/write': spec({
     params: P.ProcessWriteParams,
     struct: 'WriteParams',
-    result: R.ProcessWriteResult,
+    result: 'ProcessWriteResult',
     family: 'exec',
     generations: BOTH,
     retry: 'withWriteId',
@@ -87,7 +56,7 @@ export const Methods = {
   'process/terminate': spec({
     params: P.ProcessIdParams,
     struct: 'TerminateParams',
-    result: R.ProcessTerminateResult,
+    result: 'ProcessTerminateResult',
     family: 'exec',
     generations: BOTH,
     retry: 'never',
@@ -96,7 +65,7 @@ export const Methods = {
   'process/resize': spec({
     params: P.ProcessResizeParams,
     struct: 'ResizeParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'exec',
     generations: BOTH,
     retry: 'safe',
@@ -105,7 +74,7 @@ export const Methods = {
   'process/signal': spec({
     params: P.ProcessSignalParams,
     struct: 'SignalParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'exec',
     generations: BOTH,
     retry: 'never',
@@ -114,7 +83,7 @@ export const Methods = {
   'environment/info': spec({
     params: P.EnvironmentInfoParams,
     struct: 'EnvironmentInfoParams',
-    result: R.EnvironmentInfo,
+    result: 'EnvironmentInfo',
     family: 'environment',
     generations: BOTH,
     retry: 'safe',
@@ -123,7 +92,7 @@ export const Methods = {
   'environment/status': spec({
     params: P.EnvironmentInfoParams,
     struct: 'EnvironmentStatusParams',
-    result: R.EnvironmentStatusResult,
+    result: 'EnvironmentStatusResult',
     family: 'environment',
     generations: [2],
     retry: 'safe',
@@ -133,7 +102,7 @@ export const Methods = {
     params: P.FsPathParams,
     struct: 'FsReadFileParams',
     structV2: 'WireFsReadFileParams',
-    result: R.FsReadFileResult,
+    result: 'FsReadFileResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'safe',
@@ -143,7 +112,7 @@ export const Methods = {
     params: P.FsWriteFileParams,
     struct: 'FsWriteFileParams',
     structV2: 'WireFsWriteFileParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'never',
@@ -153,7 +122,7 @@ export const Methods = {
     params: P.FsCreateDirectoryParams,
     struct: 'FsCreateDirectoryParams',
     structV2: 'WireFsCreateDirectoryParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'never',
@@ -163,7 +132,7 @@ export const Methods = {
     params: P.FsPathParams,
     struct: 'FsGetMetadataParams',
     structV2: 'WireFsGetMetadataParams',
-    result: R.FsMetadataResult,
+    result: 'FsMetadataResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'safe',
@@ -173,7 +142,7 @@ export const Methods = {
     params: P.FsPathParams,
     struct: 'FsReadDirectoryParams',
     structV2: 'WireFsReadDirectoryParams',
-    result: R.FsReadDirectoryResult,
+    result: 'FsReadDirectoryResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'safe',
@@ -183,7 +152,7 @@ export const Methods = {
     params: P.FsRemoveParams,
     struct: 'FsRemoveParams',
     structV2: 'WireFsRemoveParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'never',
@@ -193,7 +162,7 @@ export const Methods = {
     params: P.FsCopyParams,
     struct: 'FsCopyParams',
     structV2: 'WireFsCopyParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'never',
@@ -203,7 +172,7 @@ export const Methods = {
     params: P.FsPathParams,
     struct: 'FsCanonicalizeParams',
     structV2: 'WireFsCanonicalizeParams',
-    result: R.FsCanonicalizeResult,
+    result: 'FsCanonicalizeResult',
     family: 'filesystem',
     generations: BOTH,
     retry: 'safe',
@@ -212,7 +181,7 @@ export const Methods = {
   'fs/walk': spec({
     params: P.FsWalkParams,
     struct: 'WireFsWalkParams',
-    result: R.FsWalkResult,
+    result: 'FsWalkResult',
     family: 'filesystem',
     generations: [2],
     retry: 'safe',
@@ -221,7 +190,7 @@ export const Methods = {
   'fs/open': spec({
     params: P.FsOpenParams,
     struct: 'WireFsOpenParams',
-    result: R.FsOpenResult,
+    result: 'FsOpenResult',
     family: 'filesystem',
     generations: [2],
     retry: 'never',
@@ -230,7 +199,7 @@ export const Methods = {
   'fs/readBlock': spec({
     params: P.FsReadBlockParams,
     struct: 'FsReadBlockParams',
-    result: R.FsReadBlockResult,
+    result: 'FsReadBlockResult',
     family: 'filesystem',
     generations: [2],
     retry: 'never',
@@ -239,7 +208,7 @@ export const Methods = {
   'fs/writeBlock': spec({
     params: P.FsWriteBlockParams,
     struct: 'FsWriteBlockParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'filesystem',
     generations: [2],
     retry: 'never',
@@ -248,7 +217,7 @@ export const Methods = {
   'fs/close': spec({
     params: P.FsCloseParams,
     struct: 'FsCloseParams',
-    result: R.EmptyResult,
+    result: 'EmptyResult',
     family: 'filesystem',
     generations: [2],
     retry: 'never',
@@ -257,7 +226,7 @@ export const Methods = {
   'fs/watchMissing': spec({
     params: P.FsWatchMissingParams,
     struct: 'FsWatchMissingParams',
-    result: R.FsWatchMissingResult,
+    result: 'FsWatchMissingResult',
     family: 'filesystem',
     generations: [2],
     retry: 'never',
@@ -266,7 +235,7 @@ export const Methods = {
   'http/request': spec({
     params: P.HttpRequestParams,
     struct: 'HttpRequestParams',
-    result: R.HttpRequestResult,
+    result: 'HttpRequestResult',
     family: 'http',
     generations: BOTH,
     retry: 'never',
@@ -279,7 +248,12 @@ export type MethodName = keyof typeof Methods;
 export type ParamsOf<M extends MethodName> = z.input<(typeof Methods)[M]['params']>;
 /** What a handler receives after decoding (paths resolved, see `schemas.ts`). */
 export type DecodedParamsOf<M extends MethodName> = z.output<(typeof Methods)[M]['params']>;
-export type ResultOf<M extends MethodName> = z.output<(typeof Methods)[M]['result']>;
+export type ResultOf<M extends MethodName> = z.output<ResultSchemas[(typeof Methods)[M]['result']]>;
+
+/** A method's result schema. */
+export function resultSchemaOf(method: MethodName): z.ZodType {
+  return resultSchemas()[Methods[method].result];
+}
 /** The result members that may carry a whole file or body. */
 type PayloadMember = 'dataBase64' | 'bodyBase64' | 'chunk';
 /**
@@ -294,31 +268,3 @@ export type ProducedResultOf<M extends MethodName> = {
 export function isMethodName(name: string): name is MethodName {
   return Object.hasOwn(Methods, name);
 }
-
-/** Method names by a constant-like key, for callers that prefer `Method.ProcessStart`. */
-export const Method = {
-  Initialize: 'initialize',
-  ProcessStart: 'process/start',
-  ProcessRead: 'process/read',
-  ProcessWrite: 'process/write',
-  ProcessTerminate: 'process/terminate',
-  ProcessResize: 'process/resize',
-  ProcessSignal: 'process/signal',
-  EnvironmentInfo: 'environment/info',
-  EnvironmentStatus: 'environment/status',
-  FsReadFile: 'fs/readFile',
-  FsWriteFile: 'fs/writeFile',
-  FsCreateDirectory: 'fs/createDirectory',
-  FsGetMetadata: 'fs/getMetadata',
-  FsReadDirectory: 'fs/readDirectory',
-  FsRemove: 'fs/remove',
-  FsCopy: 'fs/copy',
-  FsCanonicalize: 'fs/canonicalize',
-  FsWalk: 'fs/walk',
-  FsOpen: 'fs/open',
-  FsReadBlock: 'fs/readBlock',
-  FsWriteBlock: 'fs/writeBlock',
-  FsClose: 'fs/close',
-  FsWatchMissing: 'fs/watchMissing',
-  HttpRequest: 'http/request',
-} as const satisfies Record<string, MethodName>;

@@ -3,8 +3,8 @@
  * their params, direction and the generations that send them.
  */
 import type { z } from 'zod';
-import { BOTH, type Generation } from './methods.js';
-import * as R from './results.js';
+import { BOTH, type Generation } from './method-spec.js';
+import { resultSchemas } from './results.js';
 import * as P from './schemas.js';
 
 export interface NotificationSpec<Params extends z.ZodType = z.ZodType> {
@@ -24,31 +24,41 @@ export const Notifications = {
     summary: 'Completes the handshake; opens the gated families.',
   }),
   'process/output': notification({
-    params: R.ProcessOutputNotification,
+    get params() {
+      return resultSchemas().ProcessOutputNotification;
+    },
     direction: 'toClient',
     generations: BOTH,
     summary: 'Output of a process, numbered by seq.',
   }),
   'process/exited': notification({
-    params: R.ProcessExitedNotification,
+    get params() {
+      return resultSchemas().ProcessExitedNotification;
+    },
     direction: 'toClient',
     generations: BOTH,
     summary: 'A process exited.',
   }),
   'process/closed': notification({
-    params: R.ProcessClosedNotification,
+    get params() {
+      return resultSchemas().ProcessClosedNotification;
+    },
     direction: 'toClient',
     generations: BOTH,
     summary: "A process's output ended: its last event.",
   }),
   'fs/missingChanged': notification({
-    params: R.FsMissingChangedNotification,
+    get params() {
+      return resultSchemas().FsMissingChangedNotification;
+    },
     direction: 'toClient',
     generations: [2],
     summary: 'A path of the fs/watchMissing watch appeared, or its present path went (once per watch).',
   }),
   'http/request/bodyDelta': notification({
-    params: R.HttpBodyDeltaNotification,
+    get params() {
+      return resultSchemas().HttpBodyDeltaNotification;
+    },
     direction: 'toClient',
     generations: BOTH,
     summary: 'A piece of a streamed HTTP response body.',

@@ -4,131 +4,173 @@
  * They are not checked at run time: they type the server's handlers and the
  * client's calls (a handler whose answer does not match fails to compile)
  * and they generate the published JSON Schema (`npm run schema`). Members a
- * generation-2 client alone receives are optional.
+ * generation-2 client alone receives are optional. They are built on first
+ * use, so that a server, which never uses them, does not build them at start.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
-const empty = () => z.strictObject({});
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+function build() {
+  const empty = () => z.strictObject({});
+  const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 
-export const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
-export const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
-/** Codex's name for how a start was confined: a Linux sandbox, or none. */
-export const SandboxType = z.enum(['none', 'linuxSeccomp']);
+  const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
+  const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
+  /** Codex's name for how a start was confined: a Linux sandbox, or none. */
+  const SandboxType = z.enum(['none', 'linuxSeccomp']);
 
-/** The machine a server runs on (PROTOCOL-V2.md §1c), in `initialize` and `environment/info`. */
-export const EnvironmentInfo = z.object({
-  shell: z.object({ name: z.string(), path: z.string() }),
-  /** A native path (generation 1) or a `file://` URI (generation 2). */
-  cwd: z.string(),
-  executorVersion: z.string(),
-  /** `file://` URIs. */
-  userHomeDir: z.string(),
-  platformOs: z.string(),
-  tempDir: z.string(),
-  /** Generation 2 clients decide from these what they may send. */
-  capabilities: z.record(z.string(), z.boolean()),
-  /** Codex's own servers add these. */
-  providerId: z.string().optional(),
-  prependPathDirs: z.array(z.string()).optional(),
-  temporaryDirectories: z.array(z.string()).optional(),
-  /** This server's additions (its generation-1 `environment/info`). */
-  platform: z.string().optional(),
-  arch: z.string().optional(),
-  homeDir: z.string().optional(),
-  pid: z.number().optional(),
-  /** Whether sandbox policies can be enforced here (this server's addition). */
-  sandbox: z.object({ available: z.boolean(), type: z.literal('linuxSeccomp'), reason: z.string().optional() }).optional(),
-});
+  /** The machine a server runs on (PROTOCOL-V2.md §1c), in `initialize` and `environment/info`. */
+  const EnvironmentInfo = z.object({
+    shell: z.object({ name: z.string(), path: z.string() }),
+    /** A native path (generation 1) or a `file://` URI (generation 2). */
+    cwd: z.string(),
+    executorVersion: z.string(),
+    /** `file://` URIs. */
+    userHomeDir: z.string(),
+    platformOs: z.string(),
+    tempDir: z.string(),
+    /** Generation 2 clients decide from these what they may send. */
+    capabilities: z.record(z.string(), z.boolean()),
+    /** Codex's own servers add these. */
+    providerId: z.string().optional(),
+    prependPathDirs: z.array(z.string()).optional(),
+    temporaryDirectories: z.array(z.string()).optional(),
+    /** This server's additions (its generation-1 `environment/info`). */
+    platform: z.string().optional(),
+    arch: z.string().optional(),
+    homeDir: z.string().optional(),
+    pid: z.number().optional(),
+    /** Whether sandbox policies can be enforced here (this server's addition). */
+    sandbox: z.object({ available: z.boolean(), type: z.literal('linuxSeccomp'), reason: z.string().optional() }).optional(),
+  });
 
-export const InitializeResult = z.object({
-  sessionId: z.string(),
-  /** Servers of generation 2 describe their environment here; generation 1 servers do not. */
-  environmentInfo: EnvironmentInfo.optional(),
-});
+  const InitializeResult = z.object({
+    sessionId: z.string(),
+    /** Servers of generation 2 describe their environment here; generation 1 servers do not. */
+    environmentInfo: EnvironmentInfo.optional(),
+  });
 
-export const ProcessStartResult = z.object({ processId: z.string(), sandboxType: SandboxType.optional() });
+  const ProcessStartResult = z.object({ processId: z.string(), sandboxType: SandboxType.optional() });
 
-export const ProcessOutputChunk = z.object({
-  seq: z.number(),
-  stream: OutputStream,
-  /** base64 */
-  chunk: z.string(),
-});
+  const ProcessOutputChunk = z.object({
+    seq: z.number(),
+    stream: OutputStream,
+    /** base64 */
+    chunk: z.string(),
+  });
 
-export const ProcessReadResult = z.object({
-  chunks: z.array(ProcessOutputChunk),
-  nextSeq: z.number(),
-  exited: z.boolean(),
-  exitCode: nullable(z.number()),
-  closed: z.boolean(),
-  failure: nullable(z.string()),
-  /** Generation 2: whether the sandbox made the command fail. */
-  sandboxDenied: z.boolean().optional(),
-});
+  const ProcessReadResult = z.object({
+    chunks: z.array(ProcessOutputChunk),
+    nextSeq: z.number(),
+    exited: z.boolean(),
+    exitCode: nullable(z.number()),
+    closed: z.boolean(),
+    failure: nullable(z.string()),
+    /** Generation 2: whether the sandbox made the command fail. */
+    sandboxDenied: z.boolean().optional(),
+  });
 
-export const ProcessWriteResult = z.object({ status: WriteStatus });
-export const ProcessTerminateResult = z.object({ running: z.boolean() });
-export const EmptyResult = empty();
-export const EnvironmentStatusResult = z.object({ status: z.literal('ready') });
+  const ProcessWriteResult = z.object({ status: WriteStatus });
+  const ProcessTerminateResult = z.object({ running: z.boolean() });
+  const EmptyResult = empty();
+  const EnvironmentStatusResult = z.object({ status: z.literal('ready') });
 
-export const FsReadFileResult = z.object({ /** base64 */ dataBase64: z.string() });
-export const FsMetadataResult = z.object({
-  isDirectory: z.boolean(),
-  isFile: z.boolean(),
-  isSymlink: z.boolean(),
-  createdAtMs: z.number(),
-  modifiedAtMs: z.number(),
-  /** Generation 2: bytes of the target (of the link's target for a symlink). */
-  size: z.number().optional(),
-});
-export const FsDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() });
-export const FsReadDirectoryResult = z.object({ entries: z.array(FsDirectoryEntry) });
-export const FsCanonicalizeResult = z.object({ path: z.string() });
+  const FsReadFileResult = z.object({ /** base64 */ dataBase64: z.string() });
+  const FsMetadataResult = z.object({
+    isDirectory: z.boolean(),
+    isFile: z.boolean(),
+    isSymlink: z.boolean(),
+    createdAtMs: z.number(),
+    modifiedAtMs: z.number(),
+    /** Generation 2: bytes of the target (of the link's target for a symlink). */
+    size: z.number().optional(),
+  });
+  const FsDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() });
+  const FsReadDirectoryResult = z.object({ entries: z.array(FsDirectoryEntry) });
+  const FsCanonicalizeResult = z.object({ path: z.string() });
 
-export const FsWalkResult = z.object({
-  /** Breadth-first, each directory's names sorted bytewise; the root is not listed. */
-  entries: z.array(z.object({ path: z.string(), kind: z.enum(['file', 'directory']) })),
-  /** Directories (or entries) that could not be read, with the OS error's text. */
-  errors: z.array(z.object({ path: z.string(), message: z.string() })),
-  /** A limit on entries or directories cut the walk short (the depth limit never does). */
-  truncated: z.boolean(),
-});
+  const FsWalkResult = z.object({
+    /** Breadth-first, each directory's names sorted bytewise; the root is not listed. */
+    entries: z.array(z.object({ path: z.string(), kind: z.enum(['file', 'directory']) })),
+    /** Directories (or entries) that could not be read, with the OS error's text. */
+    errors: z.array(z.object({ path: z.string(), message: z.string() })),
+    /** A limit on entries or directories cut the walk short (the depth limit never does). */
+    truncated: z.boolean(),
+  });
 
-export const FsOpenResult = z.object({ handleId: z.string() });
-export const FsReadBlockResult = z.object({
-  /** base64, at most the `len` asked for */
-  chunk: z.string(),
-  /** Fewer bytes came back than asked: the end of the file was reached. */
-  eof: z.boolean(),
-});
+  const FsOpenResult = z.object({ handleId: z.string() });
+  const FsReadBlockResult = z.object({
+    /** base64, at most the `len` asked for */
+    chunk: z.string(),
+    /** Fewer bytes came back than asked: the end of the file was reached. */
+    eof: z.boolean(),
+  });
 
-export const FsWatchMissingResult = z.object({ watching: z.boolean() });
-export const FsMissingChangedNotification = z.object({ watchId: z.number() });
+  const FsWatchMissingResult = z.object({ watching: z.boolean() });
+  const FsMissingChangedNotification = z.object({ watchId: z.number() });
 
-export const HttpHeader = z.object({ name: z.string(), value: z.string() });
-export const HttpRequestResult = z.object({
-  status: z.number(),
-  headers: z.array(HttpHeader),
-  /** The whole body (base64), or "" when the body streams as `http/request/bodyDelta`. */
-  bodyBase64: z.string(),
-});
+  const HttpHeader = z.object({ name: z.string(), value: z.string() });
+  const HttpRequestResult = z.object({
+    status: z.number(),
+    headers: z.array(HttpHeader),
+    /** The whole body (base64), or "" when the body streams as `http/request/bodyDelta`. */
+    bodyBase64: z.string(),
+  });
 
-// ---- notifications ----
+  // ---- notifications ----
 
-export const ProcessOutputNotification = ProcessOutputChunk.extend({ processId: z.string() });
-export const ProcessExitedNotification = z.object({
-  processId: z.string(),
-  seq: z.number(),
-  exitCode: z.number(),
-  /** Generation 2 only. */
-  sandboxDenied: z.boolean().optional(),
-});
-export const ProcessClosedNotification = z.object({ processId: z.string(), seq: z.number() });
-export const HttpBodyDeltaNotification = z.object({
-  requestId: z.string(),
-  seq: z.number(),
-  deltaBase64: z.string(),
-  done: z.boolean(),
-  error: nullable(z.string()),
-});
+  const ProcessOutputNotification = ProcessOutputChunk.extend({ processId: z.string() });
+  const ProcessExitedNotification = z.object({
+    processId: z.string(),
+    seq: z.number(),
+    exitCode: z.number(),
+    /** Generation 2 only. */
+    sandboxDenied: z.boolean().optional(),
+  });
+  const ProcessClosedNotification = z.object({ processId: z.string(), seq: z.number() });
+  const HttpBodyDeltaNotification = z.object({
+    requestId: z.string(),
+    seq: z.number(),
+    deltaBase64: z.string(),
+    done: z.boolean(),
+    error: nullable(z.string()),
+  });
+  return {
+    OutputStream,
+    WriteStatus,
+    SandboxType,
+    EnvironmentInfo,
+    InitializeResult,
+    ProcessStartResult,
+    ProcessOutputChunk,
+    ProcessReadResult,
+    ProcessWriteResult,
+    ProcessTerminateResult,
+    EmptyResult,
+    EnvironmentStatusResult,
+    FsReadFileResult,
+    FsMetadataResult,
+    FsDirectoryEntry,
+    FsReadDirectoryResult,
+    FsCanonicalizeResult,
+    FsWalkResult,
+    FsOpenResult,
+    FsReadBlockResult,
+    FsWatchMissingResult,
+    FsMissingChangedNotification,
+    HttpHeader,
+    HttpRequestResult,
+    ProcessOutputNotification,
+    ProcessExitedNotification,
+    ProcessClosedNotification,
+    HttpBodyDeltaNotification,
+  };
+}
+
+export type ResultSchemas = ReturnType<typeof build>;
+let built: ResultSchemas | undefined;
+
+/** Every result and notification schema, built on the first call. */
+export function resultSchemas(): ResultSchemas {
+  built ??= build();
+  return built;
+}

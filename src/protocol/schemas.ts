@@ -6,7 +6,7 @@
  * messages are serde's expected-type words; see `decode.ts`.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, type ClientPath } from './path-uri.js';

@@ -5,51 +5,51 @@
  * them to `Uint8Array`.
  */
 import type { z } from 'zod';
-import type * as R from './results.js';
+import type { ResultSchemas } from './results.js';
 import type * as S from './schemas.js';
 
 export type RequestId = string | number;
 
 export type InitializeParams = z.input<typeof S.InitializeParams>;
-export type InitializeResult = z.output<typeof R.InitializeResult>;
+export type InitializeResult = z.output<ResultSchemas['InitializeResult']>;
 
 export type ProcessStartParams = z.input<typeof S.ProcessStartParams>;
-export type ProcessStartResult = z.output<typeof R.ProcessStartResult>;
+export type ProcessStartResult = z.output<ResultSchemas['ProcessStartResult']>;
 export type ProcessReadParams = z.input<typeof S.ProcessReadParams>;
-export type OutputStream = z.output<typeof R.OutputStream>;
-export type ProcessOutputChunk = z.output<typeof R.ProcessOutputChunk>;
-export type ProcessReadResult = z.output<typeof R.ProcessReadResult>;
+export type OutputStream = z.output<ResultSchemas['OutputStream']>;
+export type ProcessOutputChunk = z.output<ResultSchemas['ProcessOutputChunk']>;
+export type ProcessReadResult = z.output<ResultSchemas['ProcessReadResult']>;
 export type ProcessWriteParams = z.input<typeof S.ProcessWriteParams>;
-export type WriteStatus = z.output<typeof R.WriteStatus>;
-export type ProcessWriteResult = z.output<typeof R.ProcessWriteResult>;
+export type WriteStatus = z.output<ResultSchemas['WriteStatus']>;
+export type ProcessWriteResult = z.output<ResultSchemas['ProcessWriteResult']>;
 export type ProcessTerminateParams = z.input<typeof S.ProcessIdParams>;
-export type ProcessTerminateResult = z.output<typeof R.ProcessTerminateResult>;
+export type ProcessTerminateResult = z.output<ResultSchemas['ProcessTerminateResult']>;
 export type ProcessResizeParams = z.input<typeof S.ProcessResizeParams>;
 export type ProcessSignalParams = z.input<typeof S.ProcessSignalParams>;
-export type SandboxType = z.output<typeof R.SandboxType>;
-export type EmptyResult = z.output<typeof R.EmptyResult>;
+export type SandboxType = z.output<ResultSchemas['SandboxType']>;
+export type EmptyResult = z.output<ResultSchemas['EmptyResult']>;
 
-export type EnvironmentInfoResult = z.output<typeof R.EnvironmentInfo>;
+export type EnvironmentInfoResult = z.output<ResultSchemas['EnvironmentInfo']>;
 
-export type ProcessOutputNotification = z.output<typeof R.ProcessOutputNotification>;
-export type ProcessExitedNotification = z.output<typeof R.ProcessExitedNotification>;
-export type ProcessClosedNotification = z.output<typeof R.ProcessClosedNotification>;
+export type ProcessOutputNotification = z.output<ResultSchemas['ProcessOutputNotification']>;
+export type ProcessExitedNotification = z.output<ResultSchemas['ProcessExitedNotification']>;
+export type ProcessClosedNotification = z.output<ResultSchemas['ProcessClosedNotification']>;
 
 export type FsPathParams = z.input<typeof S.FsPathParams>;
 export type FsWriteFileParams = z.input<typeof S.FsWriteFileParams>;
 export type FsCreateDirectoryParams = z.input<typeof S.FsCreateDirectoryParams>;
 export type FsRemoveParams = z.input<typeof S.FsRemoveParams>;
 export type FsCopyParams = z.input<typeof S.FsCopyParams>;
-export type FsReadFileResult = z.output<typeof R.FsReadFileResult>;
-export type FsMetadataResult = z.output<typeof R.FsMetadataResult>;
-export type FsDirectoryEntry = z.output<typeof R.FsDirectoryEntry>;
-export type FsReadDirectoryResult = z.output<typeof R.FsReadDirectoryResult>;
-export type FsCanonicalizeResult = z.output<typeof R.FsCanonicalizeResult>;
+export type FsReadFileResult = z.output<ResultSchemas['FsReadFileResult']>;
+export type FsMetadataResult = z.output<ResultSchemas['FsMetadataResult']>;
+export type FsDirectoryEntry = z.output<ResultSchemas['FsDirectoryEntry']>;
+export type FsReadDirectoryResult = z.output<ResultSchemas['FsReadDirectoryResult']>;
+export type FsCanonicalizeResult = z.output<ResultSchemas['FsCanonicalizeResult']>;
 export type FsWalkParams = z.input<typeof S.FsWalkParams>;
 export type WalkOptions = FsWalkParams['options'];
-export type FsWalkResult = z.output<typeof R.FsWalkResult>;
+export type FsWalkResult = z.output<ResultSchemas['FsWalkResult']>;
 
 export type HttpRequestParams = z.input<typeof S.HttpRequestParams>;
-export type HttpHeader = z.output<typeof R.HttpHeader>;
-export type HttpRequestResult = z.output<typeof R.HttpRequestResult>;
-export type HttpBodyDeltaNotification = z.output<typeof R.HttpBodyDeltaNotification>;
+export type HttpHeader = z.output<ResultSchemas['HttpHeader']>;
+export type HttpRequestResult = z.output<ResultSchemas['HttpRequestResult']>;
+export type HttpBodyDeltaNotification = z.output<ResultSchemas['HttpBodyDeltaNotification']>;

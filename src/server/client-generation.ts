@@ -9,7 +9,8 @@
  * From then on the connection answers in generation 2's shapes: `sandboxType`
  * and `sandboxDenied`, exit codes 128+signal, `nextSeq` counting every event.
  */
-import { Method, type Generation } from '../protocol/methods.js';
+import { Method } from '../protocol/method-names.js';
+import type { Generation } from '../protocol/method-spec.js';
 
 export type { Generation };
 

@@ -7,14 +7,8 @@
 import type { Base64Decoder } from '../protocol/base64.js';
 import { decodeParams } from '../protocol/decode.js';
 import { Errors, ProtocolError } from '../protocol/errors.js';
-import {
-  isMethodName,
-  Methods,
-  type DecodedParamsOf,
-  type GateFamily,
-  type MethodName,
-  type ProducedResultOf,
-} from '../protocol/methods.js';
+import type { GateFamily } from '../protocol/method-spec.js';
+import { isMethodName, Methods, type DecodedParamsOf, type MethodName, type ProducedResultOf } from '../protocol/methods.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 import type { ClientGeneration } from './client-generation.js';
 import type { Lifecycle } from './lifecycle.js';

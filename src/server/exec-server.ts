@@ -34,6 +34,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   runtime?: ProcessRuntime;
   /** Sessions shared between connections (a WebSocket listener's); default: this connection's own. */
   sessions?: SessionRegistry;
+  /** Called once the first answer is written (the CLI then readies its runtime, off the handshake's path). */
+  afterFirstAnswer?: () => void;
 }
 
 export class ExecServer {
@@ -137,7 +139,7 @@ export class ExecServer {
   }
 
   private onResponseWritten(): void {
-    this.responsesWritten++;
+    if (++this.responsesWritten === 1 && this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
     this.maybeShutdown();
   }
 

@@ -1,6 +1,6 @@
 /** The handshake (§2): one `initialize`, then `initialized`, then the gated families. */
 import { Errors } from '../protocol/errors.js';
-import type { GateFamily } from '../protocol/methods.js';
+import type { GateFamily } from '../protocol/method-spec.js';
 import type { InitializeResult } from '../protocol/types.js';
 
 export class Lifecycle {

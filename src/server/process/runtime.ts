@@ -47,6 +47,8 @@ export class PtyMasters {
 export interface ProcessRuntimeOptions {
   /** Default `auto`; the CLI takes `EXEC_SERVER_SPAWNER=always|never` as an override. */
   spawnerMode?: SpawnerMode;
+  /** Runs once, before the first child of this runtime (the guardian) is spawned. */
+  beforeFirstSpawn?: () => void;
 }
 
 export class ProcessRuntime {
@@ -58,14 +60,19 @@ export class ProcessRuntime {
   private warnedSocketpairs = false;
   private prepared = false;
 
-  constructor(options: ProcessRuntimeOptions = {}) {
+  constructor(private readonly options: ProcessRuntimeOptions = {}) {
     this.spawnerMode = options.spawnerMode ?? 'auto';
   }
 
-  /** Starts the guardian and the first pipes: before any PTY master exists that they could inherit. */
+  /**
+   * Starts the guardian and the first pipes: before any PTY master exists
+   * that they could inherit (every start calls it first; a server calls it
+   * once its first answer is out, to be ready without delaying that answer).
+   */
   prepare(): void {
     if (this.prepared) return;
     this.prepared = true;
+    this.options.beforeFirstSpawn?.();
     this.guardian.ensure(this.ptyMasters.list());
     this.pipePool()?.prefill();
   }

@@ -3,13 +3,14 @@
 // bundled server, dist/cli/server.cjs, through V8's code cache (server.cjs.cache, made by the
 // build and remade whenever V8 rejects it, e.g. under another Node), so that start-up does not
 // compile the whole bundle again. Without a usable cache it simply compiles.
-import fs from 'node:fs';
-import { createRequire, Module } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+// CommonJS (dist/cli/package.json says so): an ES module entry would start Node's ESM loader
+// first, which costs start-up time (npm run bench -- --only startup).
+const fs = require('node:fs');
+const { createRequire, Module } = require('node:module');
+const path = require('node:path');
+const vm = require('node:vm');
 
-const file = fileURLToPath(new URL('./server.cjs', import.meta.url));
+const file = path.join(__dirname, 'server.cjs');
 const cacheFile = `${file}.cache`;
 let cachedData;
 try {
@@ -32,5 +33,5 @@ if (cachedData === undefined || script.cachedDataRejected) {
     }
   });
 }
-const module = { exports: {}, filename: file, id: file, loaded: false };
-script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+const bundle = { exports: {}, filename: file, id: file, loaded: false };
+script.runInThisContext().call(bundle.exports, bundle.exports, createRequire(file), bundle, file, path.dirname(file));
