@@ -7,11 +7,13 @@
  */
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
 function start(id, { processId, argv, cwd, env }) {
-  const child = spawn(argv[0], argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const options = { cwd: cwd.startsWith('file:') ? fileURLToPath(cwd) : cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] };
+  const child = spawn(argv[0], argv.slice(1), options);
   let seq = 0;
   let openPipes = 2;
   let exited = false;

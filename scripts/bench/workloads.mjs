@@ -79,7 +79,13 @@ async function retainOutput(driver, count) {
   const ids = Array.from({ length: count }, (_, i) => `retained${i}`);
   const closed = ids.map((id) => driver.waitClosed(id));
   for (const processId of ids) {
-    await driver.request('process/start', { processId, argv: ['head', '-c', String(MiB), '/dev/zero'], cwd: '/', env: ENV, tty: false });
+    await driver.request('process/start', {
+      processId,
+      argv: ['head', '-c', String(MiB), '/dev/zero'],
+      cwd: ROOT_URI,
+      env: ENV,
+      tty: false,
+    });
   }
   await Promise.all(closed);
 }
@@ -100,7 +106,7 @@ export async function spawnLatency(commands, retainedMiB = 0) {
       const processId = `s${next++}`;
       const started = process.hrtime.bigint();
       const closed = driver.waitClosed(processId);
-      await driver.request('process/start', { processId, argv: ['/bin/true'], cwd: '/', env: ENV, tty: false });
+      await driver.request('process/start', { processId, argv: ['/bin/true'], cwd: ROOT_URI, env: ENV, tty: false });
       await closed;
       return ms(process.hrtime.bigint() - started);
     },
@@ -116,7 +122,13 @@ export async function concurrency(command, count = 100, bytes = MiB) {
     const closed = ids.map((id) => driver.waitClosed(id));
     await Promise.all(
       ids.map((processId) =>
-        driver.request('process/start', { processId, argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false }),
+        driver.request('process/start', {
+          processId,
+          argv: ['head', '-c', String(bytes), '/dev/zero'],
+          cwd: ROOT_URI,
+          env: ENV,
+          tty: false,
+        }),
       ),
     );
     await Promise.all(closed);
@@ -150,7 +162,7 @@ export async function stalledGrowth(command, bytes = 512 * MiB, stallMs = 3000) 
     driver.send({
       id: 'flood',
       method: 'process/start',
-      params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: '/', env: ENV, tty: false },
+      params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: ROOT_URI, env: ENV, tty: false },
     });
     let stalledPeak = before;
     const stallTimer = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
@@ -190,12 +202,12 @@ export async function fairness(command) {
     await driver.request('process/start', {
       processId: 'flood',
       argv: ['head', '-c', String(512 * MiB), '/dev/zero'],
-      cwd: '/',
+      cwd: ROOT_URI,
       env: ENV,
       tty: false,
     });
     const script = `for i in $(seq ${quietTicks}); do date +%s%3N; sleep 0.02; done`;
-    await driver.request('process/start', { processId: 'quiet', argv: ['sh', '-c', script], cwd: '/', env: ENV, tty: false });
+    await driver.request('process/start', { processId: 'quiet', argv: ['sh', '-c', script], cwd: ROOT_URI, env: ENV, tty: false });
     await quietClosed;
     await driver.request('process/terminate', { processId: 'flood' });
     await floodClosed;

@@ -3,7 +3,7 @@
  * Paths arrive absolute and unnormalized (checked by the schemas); OS errors
  * become protocol errors through `fsError`, one errno table for all.
  */
-import { constants, type Stats } from 'node:fs';
+import { constants, lstat as lstatCallback, stat as statCallback, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Base64Decoder } from '../../protocol/base64.js';
@@ -98,10 +98,21 @@ export async function createDirectory(dir: string, recursive: boolean): Promise<
   return {};
 }
 
+/**
+ * `stat`/`lstat` through Node's callback API: `fs/promises` costs more per
+ * call (round-trip tail: `npm run bench -- --only rtt`), and metadata
+ * probes are the most frequent fs call a client makes.
+ */
+function statOf(file: string, follow: boolean): Promise<Stats> {
+  return new Promise((resolve, reject) =>
+    (follow ? statCallback : lstatCallback)(file, (error, stats) => (error ? reject(error) : resolve(stats))),
+  );
+}
+
 export function getMetadata(file: string): Promise<FsMetadataResult> {
   return mapped(async () => {
-    const link = await fs.lstat(file);
-    const target = link.isSymbolicLink() ? await fs.stat(file) : link;
+    const link = await statOf(file, false);
+    const target = link.isSymbolicLink() ? await statOf(file, true) : link;
     return {
       isDirectory: target.isDirectory(),
       isFile: target.isFile(),
