@@ -36,6 +36,6 @@ describe('retention after close (§3.1)', () => {
     servers.push(server);
     const { code } = await server.exited;
     expect(code).toBe(2);
-    expect(server.stderr).toContain('--retention-ms: expected a non-negative integer, got "soon"');
+    expect(server.stderr).toContain('--retention-ms: expected an integer from 0 to 2147483647, got "soon"');
   });
 });

@@ -128,6 +128,11 @@ describe('resuming a session over WebSocket', () => {
 
     const { rpc: resumed, answer } = await resume(long.url, sessionId);
     expect(answer.result.sessionId).toBe(sessionId);
+    // Before this connection shows its generation itself, it answers in the session's (2: file:// URIs were sent).
+    await resumed.request('process/terminate', { processId: 'p' });
+    const terminated = await readAll(resumed, 'p');
+    expect(terminated.text).toBe('before\n');
+    expect((await resumed.request('process/read', { processId: 'p', afterSeq: 0 })).result).toMatchObject({ exitCode: 137 });
     // The same processes: a process id still in use, writes reach the same stdin.
     expect((await start(resumed, 'p', ['true'])).error?.message).toBe('process p already exists');
     const write = await resumed.request('process/write', { processId: 'p', chunk: Buffer.from('x\n').toString('base64'), writeId: 'w1' });
@@ -137,9 +142,6 @@ describe('resuming a session over WebSocket', () => {
     await resumed.request('process/write', { processId: 'stdin', chunk: Buffer.from('one\n').toString('base64'), writeId: 'w1' });
     await resumed.request('process/write', { processId: 'stdin', chunk: '', closeStdin: true, writeId: 'w2' });
     expect((await readAll(resumed, 'stdin')).text).toBe('one\n');
-    await resumed.request('process/terminate', { processId: 'p' });
-    const first = await readAll(resumed, 'p');
-    expect(first.text).toBe('before\n');
     await resumed.close();
   });
 
@@ -157,6 +159,8 @@ describe('resuming a session over WebSocket', () => {
     if (seq !== undefined) await waitBlockedOrGone(seq);
     const { rpc: resumed } = await resume(long.url, sessionId);
     const { text, seqs } = await readAll(resumed, 'big');
+    // Output waiting in the paused pipe comes only after the answer that resumed the session.
+    expect(resumed.received[0]).toMatchObject({ id: 1 });
     expect(text).toBe(`${Array.from({ length: 350_000 }, (_, index) => index + 1).join('\n')}\n`);
     expect(seqs).toEqual(seqs.map((_, index) => index + 1));
     await resumed.close();
@@ -183,5 +187,54 @@ describe('resuming a session over WebSocket', () => {
     expect((await late.initialize(sessionId)).error?.message).toBe(`unknown session id ${sessionId}`);
     await late.close();
     expect(findByCmdline('30.94', 'sleep')).toEqual([]);
+  });
+
+  it('keeps the session of a connection cut while its process prints (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const { rpc, sessionId } = await connect(long.url);
+      await start(rpc, 'chatty', ['sh', '-c', 'while :; do echo tick; done']);
+      // Cut once output flows: the server is writing to the socket when it goes.
+      while (rpc.notifications.length < 3) await new Promise((resolve) => setTimeout(resolve, 1));
+      await rpc.cut();
+      const { rpc: resumed, answer } = await resume(long.url, sessionId);
+      expect(answer.result?.sessionId, `round ${round}: ${JSON.stringify(answer.error)}`).toBe(sessionId);
+      await resumed.request('process/terminate', { processId: 'chatty' });
+      await resumed.close();
+    }
+  });
+
+  it('keeps closed processes readable while the session waits, however short the retention', async () => {
+    const listener = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0', '--retention-ms', '50']);
+    try {
+      const { rpc, sessionId } = await connect(listener.url);
+      await start(rpc, 'quick', ['sh', '-c', 'echo done; exit 3']);
+      // Closed just before the drop (a client may lose those notifications in flight) ...
+      while (!rpc.notifications.some((message) => message.method === 'process/closed'))
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      await rpc.cut();
+      // ... and its retention passes while nobody is attached.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const { rpc: resumed } = await resume(listener.url, sessionId);
+      expect((await resumed.request('process/read', { processId: 'quick', afterSeq: 0, waitMs: 2000 })).result).toMatchObject({
+        exitCode: 3,
+        closed: true,
+      });
+      await resumed.close();
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it('waits for a resume after a close a proxy may send (1001), and ends at once after one for a protocol error (1003)', async () => {
+    const { rpc, sessionId } = await connect(long.url);
+    await rpc.close(1001);
+    const { rpc: resumed, answer } = await resume(long.url, sessionId);
+    expect(answer.result.sessionId).toBe(sessionId);
+    const closed = resumed.closed;
+    resumed.sendBinary();
+    expect(await closed).toBe(1003);
+    const late = await WsRpc.open(long.url);
+    expect((await late.initialize(sessionId)).error?.message).toBe(`unknown session id ${sessionId}`);
+    await late.close();
   });
 });

@@ -35,19 +35,21 @@ function logged(message: string): Promise<void> {
 const runtime = new ProcessRuntime();
 let listener: Awaited<ReturnType<typeof listenWebSocket>>;
 
+const listenerOptions = () => ({
+  host: '127.0.0.1',
+  port: 0,
+  tokenSha256: undefined,
+  allowedOrigins: [],
+  maxFrameBytes: MAX_FRAME_BYTES,
+  pingIntervalMs: PING_MS,
+  detachedTtlMs: 60_000,
+  server: {},
+  runtime,
+  logger,
+});
+
 beforeAll(async () => {
-  listener = await listenWebSocket({
-    host: '127.0.0.1',
-    port: 0,
-    tokenSha256: undefined,
-    allowedOrigins: [],
-    maxFrameBytes: MAX_FRAME_BYTES,
-    pingIntervalMs: PING_MS,
-    detachedTtlMs: 60_000,
-    server: {},
-    runtime,
-    logger,
-  });
+  listener = await listenWebSocket(listenerOptions());
 });
 afterAll(async () => {
   await listener.close();
@@ -92,5 +94,32 @@ describe('WebSocket liveness', () => {
     const closed = new Promise<number>((resolve) => socket.once('close', resolve));
     socket.send(JSON.stringify({ id: 2, method: 'environment/status', params: 'x'.repeat(MAX_FRAME_BYTES) }));
     expect(await closed).toBe(1009);
+  });
+
+  it('checks at once a connection whose session another client wants back, and drops it if it is dead', async () => {
+    const slow = await listenWebSocket({ ...listenerOptions(), pingIntervalMs: 60_000 });
+    try {
+      const holder = new WebSocket(slow.url, { autoPong: false });
+      const sessionId = await initialized(holder);
+      const resume = async () => {
+        const socket = new WebSocket(slow.url);
+        await new Promise((resolve) => socket.once('open', resolve));
+        const answer = new Promise<{ error?: { code: number } }>((resolve) =>
+          socket.once('message', (data) => resolve(JSON.parse(`${data}`))),
+        );
+        socket.send(JSON.stringify({ id: 1, method: 'initialize', params: { clientName: 'resumer', resumeSessionId: sessionId } }));
+        const result = await answer;
+        socket.close(1000);
+        return result;
+      };
+      // The holder looks alive until asked: refused at first, then dropped for not answering a ping.
+      expect((await resume()).error?.code).toBe(-32010);
+      const holderClosed = await new Promise<number>((resolve) => holder.once('close', resolve));
+      expect(holderClosed).toBe(1006);
+      await logged(`session ${sessionId} detached; it can be resumed for 60000 ms`);
+      expect((await resume()).error).toBeUndefined();
+    } finally {
+      await slow.close();
+    }
   });
 });

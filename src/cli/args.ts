@@ -100,9 +100,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
 type Values = ReturnType<typeof parseCliArgs>['values'];
 
+/** The longest delay a Node timer takes (about 24.8 days); longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function nonNegativeInteger(values: Values, flag: 'retention-ms' | 'detached-session-ttl-ms'): number {
   const value = Number(values[flag]);
-  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--${flag}: expected a non-negative integer, got "${values[flag]}"`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    throw new UsageError(`--${flag}: expected an integer from 0 to ${MAX_TIMER_MS}, got "${values[flag]}"`);
+  }
   return value;
 }
 

@@ -37,8 +37,16 @@ export interface WebSocketListenOptions {
 }
 
 const PING_INTERVAL_MS = 30_000;
-/** The close code of a client that is done: its session ends rather than waits for a resume. */
-const CLOSE_NORMAL = 1000;
+/** How long a connection whose session another client wants back has to answer a ping. */
+const CONTESTED_PONG_MS = 2000;
+/**
+ * Close codes after which the session ends at once rather than waiting for a
+ * resume: the client said it is done (1000), or the server closed it for
+ * breaking the protocol (1003 binary frame, 1009 frame too large). Any other
+ * end (1006 without a close frame; 1001 or 1005 from a proxy going away) may
+ * be followed by a resume.
+ */
+const ENDS_SESSION = new Set([1000, 1003, 1009]);
 
 function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
   const token = /^Bearer (.+)$/.exec(header ?? '')?.[1];
@@ -53,13 +61,24 @@ function refuse(socket: net.Socket, status: number, reason: string): void {
 /** Listens; resolves with the bound URL (port 0 picks a free port). */
 export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes });
+  const connections = new Map<WebSocket, ExecServer>();
+  // A ping every interval; a peer that has not answered the last one is gone (its session detaches).
+  const alive = new WeakMap<WebSocket, boolean>();
+  /** Pings the connection holding `sessionId` now, and drops it if it does not answer in time. */
+  const checkHolder = (sessionId: string) => {
+    for (const [ws, server] of connections) {
+      if (server.sessionId !== sessionId || alive.get(ws) === false) continue;
+      alive.set(ws, false);
+      ws.ping();
+      setTimeout(() => alive.get(ws) === false && ws.terminate(), CONTESTED_PONG_MS).unref();
+    }
+  };
   const sessions = new SessionRegistry({
     detachedTtlMs: options.detachedTtlMs,
     processes: { ...options.server, runtime: options.runtime },
     logger: options.logger,
+    onContested: checkHolder,
   });
-  // A ping every interval; a peer that has not answered the last one is gone (its session ends).
-  const alive = new WeakMap<WebSocket, boolean>();
   const heartbeat = setInterval(() => {
     for (const client of wss.clients) {
       if (alive.get(client) === false) {
@@ -80,7 +99,7 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     wss.handleUpgrade(request, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
-      const { input, output } = webSocketStreams(ws, (code) => server.transportClosed(code === CLOSE_NORMAL ? 'end' : 'detach'));
+      const { input, output } = webSocketStreams(ws, (code) => server.transportClosed(ENDS_SESSION.has(code) ? 'end' : 'detach'));
       const server = new ExecServer({
         ...options.server,
         input,
@@ -89,6 +108,8 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
         logger: options.logger,
         sessions,
       }).listen();
+      connections.set(ws, server);
+      ws.once('close', () => connections.delete(ws));
       void server.done.then(() => ws.close(1000));
       options.logger.info(`connection from ${request.socket.remoteAddress ?? 'unknown'}`);
     });

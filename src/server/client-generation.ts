@@ -33,6 +33,11 @@ export class ClientGeneration {
     return this.current;
   }
 
+  /** Raises the generation to `generation` (a resumed session's), never lowers it. */
+  atLeast(generation: Generation): void {
+    if (generation > this.current) this.current = generation;
+  }
+
   /** Looks at every request before it runs. */
   observe(method: string, params: unknown): void {
     if (this.current === 1 && showsGeneration2(method, params)) this.current = 2;

@@ -92,6 +92,11 @@ export class ExecServer {
     this.writer.onError(() => this.onOutputBroken());
   }
 
+  /** The id of the session this connection holds (after `initialize`). */
+  get sessionId(): string | undefined {
+    return this.session.sessionId;
+  }
+
   /** Starts reading requests. */
   listen(): this {
     this.connection.listen();

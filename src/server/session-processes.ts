@@ -24,16 +24,31 @@ export class SessionProcesses {
     return this.target !== undefined;
   }
 
-  /** Events go to `target` from now on; paused children resume (the new connection is not congested yet). */
-  attach(target: ProcessEventSink): void {
-    this.target = target;
-    this.manager.resumeAll();
+  /** The generation of the connection attached, or of the last one. */
+  get generation(): Generation {
+    return this.target?.generation() ?? this.lastGeneration;
   }
 
+  /**
+   * Events go to `target` from now on. Paused children resume once the
+   * answer to the `initialize` that attached them is out (a notification
+   * must not come before it); closed processes stay readable for the full
+   * retention again.
+   */
+  attach(target: ProcessEventSink): void {
+    this.target = target;
+    this.manager.holdRetention(false);
+    setImmediate(() => {
+      if (this.target === target) this.manager.resumeAll();
+    });
+  }
+
+  /** Nobody listens: children pause, and closed processes are kept until a resume or the end. */
   detach(): void {
     if (this.target) this.lastGeneration = this.target.generation();
     this.target = undefined;
     this.manager.pauseAll();
+    this.manager.holdRetention(true);
   }
 
   private forwarder(): ProcessEventSink {

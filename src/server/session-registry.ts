@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../protocol/errors.js';
+import type { Generation } from './client-generation.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessEventSink } from './process/managed-process.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
@@ -21,6 +22,12 @@ export interface SessionRegistryOptions {
   detachedTtlMs: number;
   processes: ProcessManagerOptions;
   logger?: Logger;
+  /**
+   * Told when a resume is refused because another connection holds the
+   * session: that connection may be dead without the server knowing yet
+   * (a listener then checks it at once rather than at its next ping).
+   */
+  onContested?: (sessionId: string) => void;
 }
 
 /** How a connection lets go of its session. */
@@ -31,6 +38,13 @@ export type Release =
   | 'kill'
   /** The transport dropped: keep the session for a resume, if the registry allows it. */
   | 'detach';
+
+/** What `attach` gives a connection: the session, and the generation its earlier connection spoke (1 for a new one). */
+export interface Attached {
+  sessionId: string;
+  processes: SessionProcesses;
+  generation: Generation;
+}
 
 interface Entry {
   processes: SessionProcesses;
@@ -50,21 +64,25 @@ export class SessionRegistry {
    * events going to `sink`. Throws `unknownSession` for an unknown or expired
    * id and `sessionAttached` for one another connection holds.
    */
-  attach(resumeSessionId: string | undefined, sink: ProcessEventSink): { sessionId: string; processes: SessionProcesses } {
+  attach(resumeSessionId: string | undefined, sink: ProcessEventSink): Attached {
     if (resumeSessionId === undefined) {
       const sessionId = randomUUID();
       const processes = new SessionProcesses(this.options.processes);
       processes.attach(sink);
       this.entries.set(sessionId, { processes });
-      return { sessionId, processes };
+      return { sessionId, processes, generation: 1 };
     }
     const entry = this.entries.get(resumeSessionId);
     if (!entry) throw Errors.unknownSession(resumeSessionId);
-    if (entry.processes.attached) throw Errors.sessionAttached(resumeSessionId);
+    if (entry.processes.attached) {
+      this.options.onContested?.(resumeSessionId);
+      throw Errors.sessionAttached(resumeSessionId);
+    }
     clearTimeout(entry.expiry);
+    const generation = entry.processes.generation;
     entry.processes.attach(sink);
     this.logger.info(`session ${resumeSessionId} resumed`);
-    return { sessionId: resumeSessionId, processes: entry.processes };
+    return { sessionId: resumeSessionId, processes: entry.processes, generation };
   }
 
   release(sessionId: string, how: Release): Promise<void> {

@@ -60,7 +60,7 @@ export class ServerSession {
     options: ServerSessionOptions,
   ) {
     this.generation = new ClientGeneration(options.generation);
-    this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR);
+    this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR, () => options.runtime.prepare());
     this.sessions = options.sessions ?? new SessionRegistry({ detachedTtlMs: 0, processes: options });
     this.http = new HttpClient(
       {
@@ -93,6 +93,11 @@ export class ServerSession {
 
   notification(name: string, params: unknown): void {
     this.dispatcher.notification(name, params);
+  }
+
+  /** The id of the session `initialize` attached, until the connection lets go of it. */
+  get sessionId(): string | undefined {
+    return this.attachment?.sessionId;
   }
 
   /** The process table, once `initialize` attached one (every `process/*` request comes after it). */
@@ -128,8 +133,10 @@ export class ServerSession {
   }
 
   private attach(resumeSessionId: string | undefined): string {
-    const { sessionId, processes } = this.sessions.attach(resumeSessionId, this.processSink());
+    const { sessionId, processes, generation } = this.sessions.attach(resumeSessionId, this.processSink());
     this.attachment = { sessionId, processes: processes.manager };
+    // A resumed session keeps the generation its client showed: its processes' answers must not change shape.
+    this.generation.atLeast(generation);
     return sessionId;
   }
 

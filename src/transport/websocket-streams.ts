@@ -30,13 +30,14 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
     write(chunk: Buffer | string, _encoding, callback) {
       const lines = (pending + chunk.toString()).split('\n');
       pending = lines.pop()!;
-      if (lines.length === 0) return callback();
+      // A socket that is closing takes nothing more, and 'close' is on its way: what the peer can no
+      // longer get is dropped without an error, so that the server hears of the drop from 'close'
+      // (and keeps the session for a resume) rather than from a failed write (which ends it).
+      if (lines.length === 0 || socket.readyState !== socket.OPEN) return callback();
       let left = lines.length;
-      let failed: Error | undefined;
       for (const line of lines) {
-        socket.send(line, (error) => {
-          failed ??= error ?? undefined;
-          if (--left === 0) callback(failed);
+        socket.send(line, () => {
+          if (--left === 0) callback();
         });
       }
     },

@@ -14,6 +14,8 @@ export interface RpcAnswer {
 
 export class WsRpc {
   readonly notifications: Array<{ method: string; params: any }> = [];
+  /** Every message received, answers and notifications, in order. */
+  readonly received: Array<{ id?: number; method?: string }> = [];
   private nextId = 0;
   private readonly pending = new Map<number, (answer: RpcAnswer) => void>();
   readonly closed: Promise<number>;
@@ -21,6 +23,7 @@ export class WsRpc {
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString());
+      this.received.push(message);
       if (message.id !== undefined && this.pending.has(message.id)) {
         this.pending.get(message.id)!(message);
         this.pending.delete(message.id);
@@ -56,15 +59,20 @@ export class WsRpc {
     return answer;
   }
 
+  /** Sends a binary frame (which the server refuses with 1003). */
+  sendBinary(): void {
+    this.socket.send(Buffer.from([1, 2, 3]), { binary: true });
+  }
+
   /** Drops the connection without a close frame (the server sees 1006, as after a network failure). */
   cut(): Promise<number> {
     this.socket.terminate();
     return this.closed;
   }
 
-  /** A clean close (1000): the client is done. */
-  close(): Promise<number> {
-    this.socket.close(1000);
+  /** A clean close (1000, the client is done), or another close code. */
+  close(code = 1000): Promise<number> {
+    this.socket.close(code);
     return this.closed;
   }
 }

@@ -52,6 +52,9 @@ export class ProcessManager {
   private readonly bwrapPath: string | undefined;
   private paused = false;
   private waitsReleased = false;
+  private retentionHeld = false;
+  /** The timers that forget closed processes, by id. */
+  private readonly retention = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly sink: ProcessEventSink,
@@ -89,9 +92,7 @@ export class ProcessManager {
     this.runtime.guardian.watch(child.pid);
     process.onClosed = () => {
       this.runtime.guardian.release(child.pid);
-      setTimeout(() => {
-        if (this.processes.get(processId) === process) this.processes.delete(processId);
-      }, this.retentionMs).unref();
+      this.retain(processId, process);
     };
     if (this.sink.generation() === 1) return { processId };
     return { processId, sandboxType: confinement ? 'linuxSeccomp' : 'none' };
@@ -204,6 +205,28 @@ export class ProcessManager {
     const process = await this.lookup(processId);
     if (!process.exited && process.child) process.child.signal(signal);
     return {};
+  }
+
+  /** Keeps a closed process readable for `retentionMs` (or, while retention is held, until it is released). */
+  private retain(processId: string, process: ManagedProcess): void {
+    clearTimeout(this.retention.get(processId));
+    this.retention.delete(processId);
+    if (this.retentionHeld) return;
+    const timer = setTimeout(() => {
+      this.retention.delete(processId);
+      if (this.processes.get(processId) === process) this.processes.delete(processId);
+    }, this.retentionMs);
+    this.retention.set(processId, timer.unref());
+  }
+
+  /**
+   * While held (a detached session: nobody can read yet), closed processes
+   * are not forgotten; on release each gets its full retention again.
+   */
+  holdRetention(held: boolean): void {
+    if (held === this.retentionHeld) return;
+    this.retentionHeld = held;
+    for (const [processId, process] of this.processes) if (process.closed) this.retain(processId, process);
   }
 
   /** Flow control: the client is not reading; stop reading from children. */

@@ -29,6 +29,8 @@ export class FsSandbox {
     /** The bwrap to use (default: `bwrap` on PATH). */
     private readonly bwrapPath: string | undefined,
     private readonly tmpdir: string | undefined = process.env.TMPDIR,
+    /** Runs before each helper is spawned (the runtime's first-spawn duties: see `ProcessRuntime.prepare`). */
+    private readonly beforeSpawn: () => void = () => undefined,
   ) {}
 
   /** What an fs call's `sandbox` asks for (undefined: nothing); refuses what cannot be enforced. */
@@ -46,6 +48,7 @@ export class FsSandbox {
     const bwrap = findBwrap(this.bwrapPath);
     if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
     const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
+    this.beforeSpawn();
     return new Promise<T>((resolve, reject) => {
       const child = spawn(bwrap, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
       this.helpers.add(child);
