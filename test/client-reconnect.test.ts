@@ -147,4 +147,52 @@ describe('ExecServerClient reconnect', () => {
       await short.stop();
     }
   });
+
+  it('starts a process asked for while the connection is down, once the session is resumed', async () => {
+    let noticed!: () => void;
+    const reconnecting = new Promise<void>((resolve) => (noticed = resolve));
+    const client = await ExecServerClient.connectWebSocket(proxy.url, { reconnect: { onReconnecting: () => noticed() } });
+    try {
+      await goDown(client.sessionId);
+      await reconnecting;
+      const starting = client.start({ argv: ['echo', 'started while down'] });
+      proxy.unblock();
+      const session = await starting;
+      expect(await session.wait()).toBe(0);
+      expect(Buffer.concat((await session.read()).chunks.map((chunk) => chunk.chunk)).toString()).toBe('started while down\n');
+    } finally {
+      proxy.unblock();
+      await client.close();
+    }
+  });
+
+  it('gives up within its window when new connections hang, and bounds a first connection too', async () => {
+    const wedged = await tcpProxy(listener.url);
+    try {
+      const client = await ExecServerClient.connectWebSocket(wedged.url, { reconnect: { windowMs: 500 } });
+      wedged.stall();
+      wedged.cut();
+      await expect(client.environmentInfo()).rejects.toMatchObject({ kind: 'disconnected', message: expect.stringContaining('500 ms') });
+      // A first connection is bounded too (by initializeTimeoutMs).
+      await expect(ExecServerClient.connectWebSocket(wedged.url, { initializeTimeoutMs: 300 })).rejects.toMatchObject({
+        kind: 'connectFailed',
+      });
+    } finally {
+      await wedged.close();
+    }
+  });
+
+  it('releases calls waiting for a resume when the client is closed', async () => {
+    const wedged = await tcpProxy(listener.url);
+    try {
+      const client = await ExecServerClient.connectWebSocket(wedged.url, { reconnect: { windowMs: 60_000 } });
+      wedged.stall();
+      wedged.cut();
+      const waiting = client.run(['true']);
+      await client.close();
+      await expect(waiting).rejects.toMatchObject({ kind: 'disconnected' });
+    } finally {
+      await wedged.close();
+    }
+  });
 });

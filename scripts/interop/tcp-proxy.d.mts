@@ -7,6 +7,9 @@ export interface TcpProxy {
   cut(): void;
   /** While blocked, new connections are dropped at once (the network is still down). */
   block(): void;
+  /** While stalled, new connections are accepted and never answered (until `unblock`). */
+  stall(): void;
+  /** Lets new connections through again (after `block` or `stall`). */
   unblock(): void;
   close(): Promise<void>;
 }

@@ -11,8 +11,16 @@ export async function tcpProxy(targetUrl) {
   const open = new Set();
   let connections = 0;
   let blocked = false;
+  let stalled = false;
   const server = net.createServer((client) => {
     if (blocked) return void client.destroy();
+    if (stalled) {
+      // Accepted, never answered: a wedged server or load balancer.
+      open.add(client);
+      client.on('close', () => open.delete(client));
+      client.on('error', () => undefined);
+      return;
+    }
     connections++;
     const upstream = net.connect(Number(target.port), target.hostname);
     for (const socket of [client, upstream]) {
@@ -40,6 +48,10 @@ export async function tcpProxy(targetUrl) {
     },
     unblock: () => {
       blocked = false;
+      stalled = false;
+    },
+    stall: () => {
+      stalled = true;
     },
     close: () =>
       new Promise((resolve) => {

@@ -30,7 +30,7 @@ import {
 } from './options.js';
 import type { ProcessSession, SessionBackend } from './process-session.js';
 import { ProtocolFacade } from './protocol-facade.js';
-import { DEFAULT_RECONNECT_WINDOW_MS, mayRetry, resumeOnNewLink } from './reconnect.js';
+import { DEFAULT_RECONNECT_WINDOW_MS, mayRetry, type ReconnectOptions, resumeOnNewLink } from './reconnect.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { startProcess } from './start-process.js';
 import { ServerChild } from './server-child.js';
@@ -56,7 +56,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private closing: Promise<void> | undefined;
   private violation: string | undefined;
   /** How to open a new connection and resume, when `reconnect` is on. */
-  private resumer: { open: () => Promise<LinkTransport>; windowMs: number } | undefined;
+  private resumer: (ReconnectOptions & { open: (handshakeTimeoutMs: number) => Promise<LinkTransport>; windowMs: number }) | undefined;
   /** Settles once a dropped connection is replaced (or given up on). */
   private relinking: Promise<void> | undefined;
   private options: ConnectOptions = {};
@@ -109,12 +109,12 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
    * last seq, requests that may be repeated are sent again, others reject.
    */
   static async connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<ExecServerClient> {
-    const open = () => openWebSocket(url, options.token);
-    const client = new ExecServerClient(await open());
+    const open = (handshakeTimeoutMs: number) => openWebSocket(url, options.token, handshakeTimeoutMs);
+    const client = new ExecServerClient(await open(options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS));
     await client.handshake(options);
     if (options.reconnect) {
-      const windowMs = (options.reconnect === true ? undefined : options.reconnect.windowMs) ?? DEFAULT_RECONNECT_WINDOW_MS;
-      client.resumer = { open, windowMs };
+      const reconnect = options.reconnect === true ? {} : options.reconnect;
+      client.resumer = { ...reconnect, open, windowMs: reconnect.windowMs ?? DEFAULT_RECONNECT_WINDOW_MS };
     }
     return client;
   }
@@ -162,10 +162,11 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private async relink(reason: string): Promise<void> {
     // The server ended the HTTP streams of the dropped connection.
     this.bodies.failAll(ClientErrors.disconnected(reason).message);
-    const { open, windowMs } = this.resumer!;
+    const { open, windowMs, onReconnecting, onReconnected } = this.resumer!;
+    onReconnecting?.(reason);
     let link: Link;
     try {
-      link = await resumeOnNewLink(async () => this.newLink(await open()), {
+      link = await resumeOnNewLink((handshakeTimeoutMs) => open(handshakeTimeoutMs).then((transport) => this.newLink(transport)), {
         sessionId: this.sessionId,
         clientName: this.options.clientName ?? 'exec-server-client',
         initializeTimeoutMs: this.options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
@@ -180,8 +181,11 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     this.link = link;
     this.relinking = undefined;
     if (this.closing) return void link.output.end();
+    onReconnected?.();
     const read = (processId: string) => (afterSeq: number) => this.readProcess(processId, { afterSeq });
-    await Promise.all([...this.sessions.values()].map((session) => session.catchUp(read(session.processId))));
+    // Sessions whose start waited for this resume have nothing to catch up with (their start goes out now).
+    const started = [...this.sessions.values()].filter((session) => session.started);
+    await Promise.all(started.map((session) => session.catchUp(read(session.processId))));
   }
 
   /** Fails every session and pending call once, with the canonical message. */
@@ -206,16 +210,20 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   private async send(method: string, params: unknown): Promise<unknown> {
     for (;;) {
-      if (this.relinking) await this.relinking;
+      // A client closed meanwhile stops waiting for the resume.
+      if (this.relinking) await Promise.race([this.relinking, this.disconnected]);
       if (this.failure) throw this.failure;
+      const link = this.link;
       try {
-        return await Promise.race([this.link.request(method, params), this.disconnected]);
+        return await Promise.race([link.request(method, params), this.disconnected]);
       } catch (error) {
         if (error instanceof ResponseError) throw ClientErrors.fromServer(error);
         if (this.failure) throw this.failure;
         if (!(error instanceof LinkDropped)) throw error;
         // The link dropped and the client is resuming: send again only what may be repeated.
-        if (!mayRetry(method, params)) throw ClientErrors.outcomeUnknown(method, error.reason);
+        if (!mayRetry(method, params, error.sent)) throw ClientErrors.outcomeUnknown(method, error.reason);
+        // Not sent because the transport is closing: wait for it to be closed (then the client resumes or fails).
+        await link.whenDown();
       }
     }
   }

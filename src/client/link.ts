@@ -19,9 +19,12 @@ export interface LinkEvents {
   dropped(reason: string): void;
 }
 
-/** Rejects a request that was in flight when its link dropped. */
+/** Rejects a request whose link dropped: in flight (`sent`), or before it could leave. */
 export class LinkDropped extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly sent = true,
+  ) {
     super(reason);
     this.name = 'LinkDropped';
   }
@@ -32,6 +35,8 @@ export interface LinkTransport {
   input: Readable;
   output: Writable;
   abort?: () => void;
+  /** False once the transport takes nothing more (a WebSocket closing): a request then is not sent at all. */
+  writable?: () => boolean;
 }
 
 export class Link {
@@ -69,8 +74,14 @@ export class Link {
     return this.down;
   }
 
+  /** Resolves once the link is down. */
+  whenDown(): Promise<void> {
+    return this.drop.catch(() => undefined);
+  }
+
   /** The request's result; rejects with `ResponseError` from the server or `LinkDropped`. */
   request(method: string, params: unknown): Promise<unknown> {
+    if (this.down || this.transport.writable?.() === false) return Promise.reject(new LinkDropped('the connection is closing', false));
     return Promise.race([this.connection.sendRequest(method, params), this.drop]);
   }
 

@@ -63,6 +63,8 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   private exitReceived = false;
   /** Called once `closed` (or a failure) has been delivered. */
   onFinished: (() => void) | undefined;
+  /** The server answered its `process/start` (only then is there anything to catch up with after a resume). */
+  started = false;
 
   constructor(
     readonly processId: string,

@@ -13,6 +13,10 @@ import type { Link } from './link.js';
 export interface ReconnectOptions {
   /** How long to keep trying after a drop (default 30 s, our listener's default window). */
   windowMs?: number;
+  /** Told when the connection dropped and the client starts resuming (e.g. to show "reconnecting…"). */
+  onReconnecting?: (reason: string) => void;
+  /** Told when the session is resumed on a new connection (before process sessions catch up). */
+  onReconnected?: () => void;
 }
 
 export const DEFAULT_RECONNECT_WINDOW_MS = 30_000;
@@ -28,20 +32,25 @@ export interface ResumeAttempt {
   stopped: () => boolean;
 }
 
-/** Resolves with a link that resumed the session; rejects with the reason it cannot be. */
-export async function resumeOnNewLink(open: () => Promise<Link>, attempt: ResumeAttempt): Promise<Link> {
+/**
+ * Resolves with a link that resumed the session; rejects with the reason it
+ * cannot be. `open` gets how long the connection's handshake may take: no
+ * attempt outlasts the window (a server that accepts TCP but never answers
+ * must not hold the client).
+ */
+export async function resumeOnNewLink(open: (handshakeTimeoutMs: number) => Promise<Link>, attempt: ResumeAttempt): Promise<Link> {
   const deadline = Date.now() + attempt.windowMs;
   let delay = FIRST_DELAY_MS;
   let lastError = 'no attempt';
   while (!attempt.stopped() && Date.now() < deadline) {
     let link: Link | undefined;
     try {
-      link = await open();
-      await withTimeout(
-        link.request('initialize', { clientName: attempt.clientName, resumeSessionId: attempt.sessionId }),
-        attempt.initializeTimeoutMs,
-      );
+      const budget = Math.max(1, Math.min(attempt.initializeTimeoutMs, deadline - Date.now()));
+      link = await open(budget);
+      await withTimeout(link.request('initialize', { clientName: attempt.clientName, resumeSessionId: attempt.sessionId }), budget);
       await link.notify('initialized', {});
+      // It may have dropped while `initialized` was on its way: then it is one more failed attempt.
+      if (link.isDown) throw new Error('the new connection dropped at once');
       return link;
     } catch (error) {
       link?.abort('resume failed');
@@ -56,8 +65,12 @@ export async function resumeOnNewLink(open: () => Promise<Link>, attempt: Resume
   throw new Error(`could not resume session ${attempt.sessionId} within ${attempt.windowMs} ms (last: ${lastError})`);
 }
 
-/** Whether a request in flight when its connection dropped may be sent again (see `MethodSpec.retry`). */
-export function mayRetry(method: string, params: unknown): boolean {
+/**
+ * Whether a request whose connection dropped may be sent again: always if it
+ * never left (`sent` false), else as `MethodSpec.retry` says.
+ */
+export function mayRetry(method: string, params: unknown, sent: boolean): boolean {
+  if (!sent) return true;
   const retry = Object.hasOwn(Methods, method) ? Methods[method as MethodName].retry : 'never';
   if (retry === 'safe') return true;
   return retry === 'withWriteId' && typeof (params as { writeId?: unknown } | null)?.writeId === 'string';

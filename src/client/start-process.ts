@@ -38,5 +38,6 @@ export async function startProcess({ sessions, backend, generation, send }: Star
     forget();
     throw error;
   }
+  session.started = true;
   return session;
 }

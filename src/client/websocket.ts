@@ -9,10 +9,11 @@ import type { LinkTransport } from './link.js';
  * the socket cleanly (1000: the server ends the session); `abort` drops it
  * without a close frame (the server keeps the session for a resume).
  */
-export async function openWebSocket(url: string, token: string | undefined): Promise<LinkTransport> {
+export async function openWebSocket(url: string, token: string | undefined, handshakeTimeoutMs?: number): Promise<LinkTransport> {
   // Loaded on first use: a client that never connects over WebSocket does not pay for it.
   const { WebSocket } = await import('ws');
-  const socket = new WebSocket(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const socket = new WebSocket(url, { headers, ...(handshakeTimeoutMs ? { handshakeTimeout: handshakeTimeoutMs } : {}) });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (_request, response) => {
@@ -21,5 +22,21 @@ export async function openWebSocket(url: string, token: string | undefined): Pro
     });
     socket.once('error', (error) => reject(ClientErrors.connectFailed(url, error.message)));
   });
-  return { ...webSocketStreams(socket), abort: () => socket.terminate() };
+  keepAlive(socket);
+  return { ...webSocketStreams(socket), abort: () => socket.terminate(), writable: () => socket.readyState === socket.OPEN };
+}
+
+/** How often the client pings; a server that misses a pong is taken for gone (the link drops). */
+const PING_INTERVAL_MS = 15_000;
+
+/** Pings the server, so that a connection that died silently is noticed (and, with `reconnect`, replaced). */
+function keepAlive(socket: import('ws').WebSocket): void {
+  let answered = true;
+  socket.on('pong', () => (answered = true));
+  const timer = setInterval(() => {
+    if (!answered) return void socket.terminate();
+    answered = false;
+    socket.ping();
+  }, PING_INTERVAL_MS).unref();
+  socket.once('close', () => clearInterval(timer));
 }
