@@ -5,6 +5,7 @@
  * that may be repeated are sent again, and others reject with
  * `outcomeUnknown` rather than guessing.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventQueue } from '../src/client/event-queue.js';
@@ -12,7 +13,8 @@ import { ExecServerClient, type ProcessEvent } from '../src/index.js';
 import { waitDead, waitFound } from './support/proc.js';
 import { CLI } from './support/server-process.js';
 import { type TcpProxy, tcpProxy } from '../scripts/interop/tcp-proxy.mjs';
-import { startWebSocketListener, type WebSocketListener } from './support/websocket-server.js';
+import { codexBinary, isInstalled } from '../scripts/interop/install.mjs';
+import { listenCodex, startWebSocketListener, type WebSocketListener } from './support/websocket-server.js';
 
 let listener: WebSocketListener;
 let proxy: TcpProxy;
@@ -196,3 +198,58 @@ describe('ExecServerClient reconnect', () => {
     }
   });
 });
+
+// The same client against Codex 0.169's own listener, which resumes sessions too.
+const codex = isInstalled('0.169.0') ? codexBinary('0.169.0') : undefined;
+describe.skipIf(codex === undefined)(
+  `ExecServerClient reconnect against Codex 0.169's listener${codex ? '' : ' (skipped: not installed)'}`,
+  () => {
+    it('resumes after the connection is cut mid-output: every event once, in seq order', async () => {
+      const reference = await listenCodex(codex!);
+      const cutter = await tcpProxy(reference.url);
+      const client = await ExecServerClient.connectWebSocket(cutter.url, { token: reference.token, reconnect: true });
+      try {
+        const session = await client.start({
+          argv: ['sh', '-c', 'for i in $(seq 0 19); do seq $((i*1000+1)) $((i*1000+1000)); sleep 0.02; done'],
+        });
+        const events: ProcessEvent[] = [];
+        for await (const event of session) {
+          events.push(event);
+          if (event.type === 'output' && event.seq === 3) cutter.cut();
+        }
+        const outputs = events.filter((event) => event.type === 'output');
+        expect(Buffer.concat(outputs.map((event) => event.chunk)).toString()).toBe(expected(20_000));
+        expect(events.map((event) => event.type).slice(-2)).toEqual(['exited', 'closed']);
+        expect(events.map((event) => ('seq' in event ? event.seq : -1))).toEqual(events.map((_, index) => index + 1));
+        expect(cutter.connections).toBeGreaterThanOrEqual(2);
+      } finally {
+        await client.close();
+        await cutter.close();
+        await reference.stop();
+      }
+    });
+
+    it('catches up with output and an exit that happened while the connection was down', async () => {
+      const reference = await listenCodex(codex!);
+      const cutter = await tcpProxy(reference.url);
+      const client = await ExecServerClient.connectWebSocket(cutter.url, { token: reference.token, reconnect: true });
+      try {
+        const session = await client.start({ argv: ['sh', '-c', 'read go; echo "late $go"; exit 4'], pipeStdin: true });
+        const [shell] = await waitFound('late $go', 'sh');
+        cutter.block();
+        cutter.cut();
+        // Finished while no connection is attached: its stdin is written through /proc, not through the server.
+        fs.writeFileSync(`/proc/${shell}/fd/0`, 'now\n');
+        expect(await waitDead([shell!])).toEqual([]);
+        cutter.unblock();
+        expect(await session.wait()).toBe(4);
+        expect(Buffer.concat((await session.read()).chunks.map((chunk) => chunk.chunk)).toString()).toBe('late now\n');
+      } finally {
+        cutter.unblock();
+        await client.close();
+        await cutter.close();
+        await reference.stop();
+      }
+    });
+  },
+);
