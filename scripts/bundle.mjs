@@ -1,50 +1,44 @@
 #!/usr/bin/env node
-// Bundles the CLI's server into dist/cli/server.cjs (run by the launcher, with V8's code cache)
-// and the library into dist/index.js (after tsc), so that start-up reads a few files instead of
-// a hundred modules: node-pty stays external (a native
-// addon), undici and execa are split into their own chunks (loaded on first use).
-// `npm run bench -- --only startup` shows what it saves.
+// Bundles the CLI's server into dist/cli/server.cjs (run by dist/cli/main.js, with V8's code cache)
+// and the library into dist/lib.cjs behind dist/index.js (after tsc), so that start-up reads a few
+// files instead of a hundred modules: node-pty stays external (a native addon); what a session may
+// never use runs (or is required) on first use. `npm run bench -- --only startup` shows what it saves.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { build } from 'esbuild';
 
-const common = {
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  external: ['node-pty'],
-  chunkNames: 'chunks/[name]-[hash]',
-  // vscode-jsonrpc is CommonJS and requires Node's built-ins.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  logLevel: 'warning',
-};
+/**
+ * One CommonJS file per entry, run through V8's code cache (scripts/cached-load.cjs). undici and ws
+ * come from node_modules on first use (http/request, WebSocket), so that every start reads a
+ * smaller file; every import() becomes require(), which a vm.Script can run.
+ */
+const bundleOf = (name, entry, outdir) =>
+  build({
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: true,
+    logLevel: 'warning',
+    entryPoints: { [name]: entry },
+    outdir,
+    outExtension: { '.js': '.cjs' },
+    external: ['node-pty', 'undici', 'ws'],
+    supported: { 'dynamic-import': false },
+    define: { 'import.meta.url': '__importMetaUrl' },
+    banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
 
-// The server as one CommonJS file, which the launcher (scripts/launcher.cjs, installed as
-// dist/cli/main.js) runs through V8's code cache.
-await build({
-  ...common,
-  entryPoints: { server: 'src/cli/main.ts' },
-  outdir: 'dist/cli',
-  outExtension: { '.js': '.cjs' },
-  format: 'cjs',
-  splitting: false,
-  define: { 'import.meta.url': '__importMetaUrl' },
-  // undici and ws come from node_modules on first use (http/request, --listen ws://), so that every
-  // start reads a smaller file; their import() becomes require(), which a vm.Script can run.
-  external: [...common.external, 'undici', 'ws'],
-  supported: { 'dynamic-import': false },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
-// dist/cli holds only the launcher and the bundle, both CommonJS (tsc's ES modules of src/cli are
+// The server, which the CLI (scripts/cli-main.cjs, installed as dist/cli/main.js) runs.
+await bundleOf('server', 'src/cli/main.ts', 'dist/cli');
+// dist/cli holds only the CLI's entry and the bundle, both CommonJS (tsc's ES modules of src/cli are
 // in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
 for (const name of fs.readdirSync('dist/cli')) if (!name.startsWith('server.cjs')) fs.rmSync(`dist/cli/${name}`);
 fs.writeFileSync('dist/cli/package.json', '{ "type": "commonjs" }\n');
-fs.copyFileSync('scripts/launcher.cjs', 'dist/cli/main.js');
+fs.copyFileSync('scripts/cached-load.cjs', 'dist/cached-load.cjs');
+fs.copyFileSync('scripts/cli-main.cjs', 'dist/cli/main.js');
 fs.chmodSync('dist/cli/main.js', 0o755);
-// Make the code cache now: one handshake through the launcher writes it at exit (never keep an
+// Make the code cache now: one session through the CLI writes it at exit (never keep an
 // old one: V8 may accept a cache made for other code of the same length).
 fs.rmSync('dist/cli/server.cjs.cache', { force: true });
 // The session it runs uses the common methods, so that their code is in the cache too (V8 compiles
@@ -62,5 +56,26 @@ execFileSync(process.execPath, ['dist/cli/main.js'], {
   input: warmUp.map((message) => `${JSON.stringify(message)}\n`).join(''),
   stdio: ['pipe', 'ignore', 'inherit'],
 });
-// The library too (dist/index.js; tsc's .d.ts files stay): execa and undici load on first use.
-await build({ ...common, entryPoints: { index: 'src/index.ts' }, outdir: 'dist' });
+// The library the same way: one CommonJS file (dist/lib.cjs, with its code cache) behind an ES
+// module entry, dist/index.js, that re-exports its names (tsc's .d.ts files stay). undici and ws
+// are required from node_modules on first use; execa is in the bundle, run on first use (from
+// node_modules it would load a hundred ES modules when the client first spawns a server).
+await bundleOf('lib', 'src/index.ts', 'dist');
+fs.rmSync('dist/lib.cjs.cache', { force: true });
+// Loading it once lists its exports (for the entry below) and writes its code cache at exit.
+const listExports =
+  "const { loadCached } = require('./dist/cached-load.cjs'); console.log(JSON.stringify(Object.keys(loadCached(require('path').resolve('dist/lib.cjs')))))";
+const names = JSON.parse(execFileSync(process.execPath, ['-e', listExports], { encoding: 'utf8' }));
+fs.writeFileSync(
+  'dist/index.js',
+  [
+    "// Made by scripts/bundle.mjs: the library (dist/lib.cjs) through V8's code cache (dist/cached-load.cjs).",
+    "import { createRequire } from 'node:module';",
+    "import { fileURLToPath } from 'node:url';",
+    "const { loadCached } = createRequire(import.meta.url)('./cached-load.cjs');",
+    "const lib = loadCached(fileURLToPath(new URL('./lib.cjs', import.meta.url)));",
+    `export const { ${names.join(', ')} } = lib;`,
+    '',
+  ].join('\n'),
+);
+fs.rmSync('dist/index.js.map', { force: true });

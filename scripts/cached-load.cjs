@@ -1,0 +1,40 @@
+// Runs a bundled CommonJS file through V8's code cache (`<file>.cache`, made by the build and remade
+// whenever V8 rejects it, e.g. under another Node), so that start-up does not compile the whole
+// bundle again; without a usable cache it simply compiles. Shipped as dist/cached-load.cjs and
+// used by the CLI (dist/cli/main.js) and the library (dist/index.js): ES modules get no code cache
+// in Node 20, and an ES module entry starts Node's ESM loader first (npm run bench -- --only startup).
+const fs = require('node:fs');
+const { createRequire, Module } = require('node:module');
+const path = require('node:path');
+const vm = require('node:vm');
+
+/** Runs `file` once and returns its exports. */
+function loadCached(file) {
+  const cacheFile = `${file}.cache`;
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    // no cache yet
+  }
+  // The bundle keeps the source's `#!` line, which is not JavaScript inside a function.
+  const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, '');
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) {
+    // Written once the functions that ran are compiled too; a read-only install just goes without.
+    process.once('exit', () => {
+      try {
+        const temporary = `${cacheFile}.${process.pid}`;
+        fs.writeFileSync(temporary, script.createCachedData());
+        fs.renameSync(temporary, cacheFile);
+      } catch {
+        // not writable
+      }
+    });
+  }
+  const bundle = { exports: {}, filename: file, id: file, loaded: false };
+  script.runInThisContext().call(bundle.exports, bundle.exports, createRequire(file), bundle, file, path.dirname(file));
+  return bundle.exports;
+}
+
+module.exports = { loadCached };
