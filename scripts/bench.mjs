@@ -113,6 +113,7 @@ async function measureAll(commands) {
     ['pipe', (all) => alternatingThroughput(all, 256 * MiB, false)],
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
     ['rtt', (all) => roundTrip(all, transport)],
+    ['rtt-cold', (all) => roundTrip(all, transport, true)],
     ['spawn', spawnLatencyWithFloor],
     ['spawn-retained', (all) => spawnLatency(all, 150)],
     [
@@ -148,7 +149,7 @@ let httpUrl;
 
 async function main() {
   console.log(`exec-server benchmark on ${process.platform}/${process.arch}, node ${process.version}`);
-  console.log(`transport: ${transport} (pipe, pty, rtt${transport === 'stdio' ? '' : '; the other workloads over stdio'})`);
+  console.log(`transport: ${transport} (pipe, pty, rtt, rtt-cold${transport === 'stdio' ? '' : '; the other workloads over stdio'})`);
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-bench-'));
   const web = http.createServer((_req, res) => res.end('ok'));
   await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));
@@ -168,13 +169,15 @@ async function main() {
   const ours = results.ours;
   const peer = results.peer;
 
-  console.log(`\n## summary (median; pipe, pty, rtt over ${transport})`);
+  console.log(`\n## summary (median; pipe, pty, rtt, rtt-cold over ${transport})`);
   // [label, workload, field]
   const rows = [
     ['pipe MiB/s (256 MiB)', 'pipe', 'mibps'],
     ['pty MiB/s (64 MiB)', 'pty', 'mibps'],
     ['rtt p50 µs', 'rtt', 'p50'],
     ['rtt p99 µs', 'rtt', 'p99'],
+    ['rtt, first 5000, p50 µs', 'rtt-cold', 'p50'],
+    ['rtt, first 5000, p99 µs', 'rtt-cold', 'p99'],
     ['spawn p50 ms', 'spawn', 'p50'],
     ['spawn p99 ms', 'spawn', 'p99'],
     ['spawn, 150 MiB kept p50', 'spawn-retained', 'p50'],

@@ -50,7 +50,9 @@ async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare
     for (const name of names) for (let i = 0; i < warmup; i++) await sample(drivers[name]);
     const samples = Object.fromEntries(names.map((name) => [name, []]));
     for (let block = 0; block < blocks; block++) {
-      for (const name of names) for (let i = 0; i < perBlock; i++) samples[name].push(await sample(drivers[name]));
+      // Each server goes first in every other block, so that neither always meets a colder client.
+      const order = block % 2 === 0 ? names : [...names].reverse();
+      for (const name of order) for (let i = 0; i < perBlock; i++) samples[name].push(await sample(drivers[name]));
     }
     return samples;
   } finally {
@@ -58,12 +60,15 @@ async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare
   }
 }
 
-/** fs/getMetadata round trip, µs. The warm-up covers JIT compilation stalls. */
-export async function roundTrip(commands, transport) {
+/**
+ * fs/getMetadata round trip, µs: after a warm-up that covers JIT compilation
+ * stalls, or (`cold`) over the first 5,000 requests of fresh servers.
+ */
+export async function roundTrip(commands, transport, cold = false) {
   const samples = await interleaved(commands, {
     transport,
-    warmup: 3000,
-    blocks: 8,
+    warmup: cold ? 0 : 3000,
+    blocks: cold ? 20 : 8,
     perBlock: 250,
     sample: async (driver) => {
       const started = process.hrtime.bigint();
