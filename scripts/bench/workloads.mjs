@@ -11,6 +11,11 @@ import { ENV, MiB, mapValues, ms, percentile, repeat, summarize } from './stats.
  * in the blocks and sandbox workloads.
  */
 const ROOT_URI = pathToFileURL('/').href;
+
+/** `process/start` params: `argv` in `/` (as a URI, which both generations take) with the bench's environment. */
+const startParams = (processId, argv, tty = false) => ({ processId, argv, cwd: ROOT_URI, env: ENV, tty });
+/** `head -c bytes /dev/zero`: output of a known size. */
+const zeros = (bytes) => ['head', '-c', String(bytes), '/dev/zero'];
 const TMP_URI = pathToFileURL('/tmp').href;
 
 /** `head -c bytes` on a pipe or a PTY, from process/start to process/closed, MiB/s. */
@@ -19,13 +24,7 @@ export async function throughput(command, bytes, tty, transport) {
   try {
     const started = process.hrtime.bigint();
     const closed = driver.waitClosed('t');
-    await driver.request('process/start', {
-      processId: 't',
-      argv: ['head', '-c', String(bytes), '/dev/zero'],
-      cwd: ROOT_URI,
-      env: ENV,
-      tty,
-    });
+    await driver.request('process/start', startParams('t', zeros(bytes), tty));
     await closed;
     const seconds = ms(process.hrtime.bigint() - started) / 1000;
     const got = driver.outputBytes.get('t') ?? 0;
@@ -84,13 +83,7 @@ async function retainOutput(driver, count) {
   const ids = Array.from({ length: count }, (_, i) => `retained${i}`);
   const closed = ids.map((id) => driver.waitClosed(id));
   for (const processId of ids) {
-    await driver.request('process/start', {
-      processId,
-      argv: ['head', '-c', String(MiB), '/dev/zero'],
-      cwd: ROOT_URI,
-      env: ENV,
-      tty: false,
-    });
+    await driver.request('process/start', startParams(processId, zeros(MiB)));
   }
   await Promise.all(closed);
 }
@@ -111,7 +104,7 @@ export async function spawnLatency(commands, retainedMiB = 0) {
       const processId = `s${next++}`;
       const started = process.hrtime.bigint();
       const closed = driver.waitClosed(processId);
-      await driver.request('process/start', { processId, argv: ['/bin/true'], cwd: ROOT_URI, env: ENV, tty: false });
+      await driver.request('process/start', startParams(processId, ['/bin/true']));
       await closed;
       return ms(process.hrtime.bigint() - started);
     },
@@ -125,17 +118,7 @@ export async function concurrency(command, count = 100, bytes = MiB) {
     const started = process.hrtime.bigint();
     const ids = Array.from({ length: count }, (_, i) => `c${i}`);
     const closed = ids.map((id) => driver.waitClosed(id));
-    await Promise.all(
-      ids.map((processId) =>
-        driver.request('process/start', {
-          processId,
-          argv: ['head', '-c', String(bytes), '/dev/zero'],
-          cwd: ROOT_URI,
-          env: ENV,
-          tty: false,
-        }),
-      ),
-    );
+    await Promise.all(ids.map((processId) => driver.request('process/start', startParams(processId, zeros(bytes)))));
     await Promise.all(closed);
     const total = ids.reduce((n, id) => n + (driver.outputBytes.get(id) ?? 0), 0);
     return { seconds: ms(process.hrtime.bigint() - started) / 1000, complete: total === count * bytes };
@@ -167,7 +150,7 @@ export async function stalledGrowth(command, bytes = 512 * MiB, stallMs = 3000) 
     driver.send({
       id: 'flood',
       method: 'process/start',
-      params: { processId: 'flood', argv: ['head', '-c', String(bytes), '/dev/zero'], cwd: ROOT_URI, env: ENV, tty: false },
+      params: startParams('flood', zeros(bytes)),
     });
     let stalledPeak = before;
     const stallTimer = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
@@ -204,15 +187,9 @@ export async function fairness(command) {
     });
     const quietClosed = driver.waitClosed('quiet');
     const floodClosed = driver.waitClosed('flood');
-    await driver.request('process/start', {
-      processId: 'flood',
-      argv: ['head', '-c', String(512 * MiB), '/dev/zero'],
-      cwd: ROOT_URI,
-      env: ENV,
-      tty: false,
-    });
+    await driver.request('process/start', startParams('flood', zeros(512 * MiB)));
     const script = `for i in $(seq ${quietTicks}); do date +%s%3N; sleep 0.02; done`;
-    await driver.request('process/start', { processId: 'quiet', argv: ['sh', '-c', script], cwd: ROOT_URI, env: ENV, tty: false });
+    await driver.request('process/start', startParams('quiet', ['sh', '-c', script]));
     await quietClosed;
     await driver.request('process/terminate', { processId: 'flood' });
     await floodClosed;
