@@ -12,25 +12,15 @@ import { WebSocket } from 'ws';
 import { ExecServerClient, createExecutor } from '../src/index.js';
 import { findByCmdline, waitDead, waitFound } from './support/proc.js';
 import { CLI } from './support/server-process.js';
+import { startWebSocketListener, type WebSocketListener } from './support/websocket-server.js';
 
 const TOKEN = 'test-token-1234';
 let dir: string;
-let listener: ReturnType<typeof spawn>;
+let listener: WebSocketListener;
 let url: string;
 
-/** Starts the CLI as a listener; resolves with the URL it prints. */
-function listen(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr!.on('data', (bytes) => {
-      stderr += bytes;
-      const match = /listening on (ws:\/\/\S+)/.exec(stderr);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-}
+/** Our CLI as a listener with `args` (stopped and awaited by the caller). */
+const listen = (args: string[]) => startWebSocketListener(process.execPath, [CLI, ...args]);
 
 /** The HTTP status (or 101) an upgrade with these headers gets. */
 function upgradeStatus(headers: Record<string, string>): Promise<number> {
@@ -51,19 +41,12 @@ function upgradeStatus(headers: Record<string, string>): Promise<number> {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ws-'));
   fs.writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`);
-  ({ child: listener, url } = await listen([
-    '--listen',
-    'ws://127.0.0.1:0',
-    '--ws-auth',
-    'capability-token',
-    '--ws-token-file',
-    path.join(dir, 'token'),
-  ]));
+  listener = await listen(['--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-file', path.join(dir, 'token')]);
+  url = listener.url;
 });
 
 afterAll(async () => {
-  listener.kill('SIGTERM');
-  await new Promise((resolve) => listener.once('exit', resolve));
+  await listener.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -134,8 +117,7 @@ describe('exec-server --listen ws://', () => {
       expect((await client.run(['true'])).exitCode).toBe(0);
       await client.close();
     } finally {
-      open.child.kill('SIGTERM');
-      await new Promise((resolve) => open.child.once('exit', resolve));
+      await open.stop();
     }
   });
 });

@@ -74,7 +74,7 @@ export class ServerSession {
     const handlers = serverHandlers({
       lifecycle: this.lifecycle,
       attach: (resumeSessionId) => this.attach(resumeSessionId),
-      processes: () => this.processes,
+      processes: () => this.attachedProcesses(),
       sandboxSupport: () => sandboxSupport(options.bwrap),
       http: this.http,
       files: this.files,
@@ -101,7 +101,7 @@ export class ServerSession {
   }
 
   /** The process table, once `initialize` attached one (every `process/*` request comes after it). */
-  get processes(): ProcessManager {
+  private attachedProcesses(): ProcessManager {
     if (!this.attachment) throw Errors.internal('no session is attached');
     return this.attachment.processes;
   }
