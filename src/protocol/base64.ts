@@ -79,7 +79,7 @@ function findError(text: string): string | undefined {
 }
 
 /** Non-zero bits after the last full byte make an encoding non-canonical. */
-function lastSymbolError(text: string): string | undefined {
+export function lastSymbolError(text: string): string | undefined {
   const padStart = text.indexOf('=');
   const dataLength = padStart < 0 ? text.length : padStart;
   const remainder = dataLength % 4;

@@ -13,7 +13,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { decodeBase64 } from '../protocol/base64.js';
+import { lastSymbolError } from '../protocol/base64.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 
 /** Lines from this size on try this path. */
@@ -23,7 +23,8 @@ const HEAD_LIMIT_BYTES = 64 * 1024;
 const OPEN_BRACE = 0x7b;
 const COMMA = 0x2c;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const UNDERSCORE = 0x5f;
 
 /** The requests whose one param may be huge base64. */
 const LARGE_PARAMS: Record<string, string> = {
@@ -72,30 +73,46 @@ function parseWithout(line: Pieces, start: number, end: number, marker: string):
   }
 }
 
-/** Strictly decodes the base64 in [start, end), piece by piece; undefined if it is not valid. */
+/**
+ * Strictly decodes the base64 in [start, end), piece by piece, straight into
+ * the result; undefined if it is not valid. Buffer's decoder skips
+ * characters outside the alphabet and stops at `=`, so any junk or early
+ * padding decodes to fewer bytes than the text's length promises, which is
+ * checked per piece; the URL-safe `-` and `_`, which it accepts, are looked
+ * for in the bytes.
+ */
 function decodeRegion(line: Pieces, start: number, end: number): Buffer | undefined {
   const length = end - start;
   if (length % 4 !== 0) return undefined;
-  const tail = line.slice(end - 2, end).toString('latin1');
-  const padding = tail === '==' ? 2 : tail.endsWith('=') ? 1 : 0;
+  const lastGroup = line.slice(end - 4, end).toString('latin1');
+  if (lastSymbolError(lastGroup) !== undefined) return undefined;
+  const padding = lastGroup.endsWith('==') ? 2 : lastGroup.endsWith('=') ? 1 : 0;
   const bytes = Buffer.allocUnsafe((length / 4) * 3 - padding);
   let written = 0;
+  let decodedUpTo = start;
+  /** Decodes `text` (whole groups ending at `upTo`) into `bytes`; false if it held anything but base64. */
+  const decode = (text: string, upTo: number): boolean => {
+    const expected = (text.length / 4) * 3 - (upTo === end ? padding : 0);
+    const count = bytes.write(text, written, 'base64');
+    written += count;
+    decodedUpTo = upTo;
+    return count === expected;
+  };
   let carry = '';
-  const segments = [...line.segments(start, end)];
-  for (const [index, segment] of segments.entries()) {
-    if (segment.includes(BACKSLASH) || !isAscii(segment)) return undefined;
-    const text = carry + segment.toString('latin1');
-    const isLast = index === segments.length - 1;
-    const usable = isLast ? text.length : text.length - (text.length % 4);
-    carry = text.slice(usable);
-    const block = text.slice(0, usable);
-    // Padding belongs at the very end only.
-    if (!isLast && block.includes('=')) return undefined;
-    const decoded = decodeBase64(block);
-    if (!decoded.ok) return undefined;
-    written += decoded.bytes.copy(bytes, written);
+  for (const [segmentStart, segment] of line.segments(start, end)) {
+    if (!isAscii(segment) || segment.includes(MINUS) || segment.includes(UNDERSCORE)) return undefined;
+    // A group cut between pieces is finished from the head of this one.
+    const head = Math.min((4 - carry.length) % 4, segment.length);
+    if (head > 0) {
+      carry += segment.toString('latin1', 0, head);
+      if (carry.length === 4 && !decode(carry, segmentStart + head)) return undefined;
+      if (carry.length === 4) carry = '';
+    }
+    const whole = head + Math.floor((segment.length - head) / 4) * 4;
+    if (whole > head && !decode(segment.toString('latin1', head, whole), segmentStart + whole)) return undefined;
+    if (whole < segment.length) carry = segment.toString('latin1', whole);
   }
-  return written === bytes.length ? bytes : undefined;
+  return decodedUpTo === end && written === bytes.length ? bytes : undefined;
 }
 
 /** A line held as the pieces it was read in, addressed by offset in the whole line. */
@@ -112,18 +129,18 @@ class Pieces {
     this.length = offset;
   }
 
-  /** The parts of the pieces that hold bytes [start, end), in order. */
-  *segments(start: number, end: number): Generator<Buffer> {
+  /** The parts of the pieces that hold bytes [start, end), in order, each with its offset in the line. */
+  *segments(start: number, end: number): Generator<[number, Buffer]> {
     for (let i = this.pieceAt(start); i < this.pieces.length && this.starts[i]! < end; i++) {
       const from = Math.max(start - this.starts[i]!, 0);
       const to = Math.min(end - this.starts[i]!, this.pieces[i]!.length);
-      yield this.pieces[i]!.subarray(from, to);
+      yield [this.starts[i]! + from, this.pieces[i]!.subarray(from, to)];
     }
   }
 
   /** Bytes [start, end) as one buffer (for the small parts of the line). */
   slice(start: number, end: number): Buffer {
-    return Buffer.concat([...this.segments(start, end)]);
+    return Buffer.concat([...this.segments(start, end)].map(([, segment]) => segment));
   }
 
   indexOfByte(byte: number, from: number): number {

@@ -100,6 +100,23 @@ describe('parseLargeLine: big base64 values', () => {
     }
   });
 
+  it('decodes the exact bytes however the line is split, groups cut between pieces included', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 64 }), fc.array(fc.nat(64), { maxLength: 12 }), (tail, near) => {
+        const bytes = Buffer.concat([BIG_BYTES, tail]);
+        const line = Buffer.from(writeFile(bytes.toString('base64')));
+        const valueStart = line.indexOf('"dataBase64":"') + 14;
+        // Cuts within a few bytes of each other put pieces shorter than a base64 group in a row.
+        const cuts = near.map((offset, index) => valueStart + index * 3 + offset);
+        const stash = new PayloadStash();
+        const message = parseLargeLine(split(line, cuts), stash) as { params: { dataBase64: string } };
+        const decoded = stash.decodeBase64(message.params.dataBase64);
+        expect(decoded.ok && decoded.bytes.equals(bytes)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('accepts every padding form', () => {
     expect(BIG.endsWith('==')).toBe(true);
     for (const extra of [0, 1, 2]) {
@@ -122,12 +139,21 @@ describe('parseLargeLine: big values it leaves to the ordinary path', () => {
     ['a non-canonical last symbol', NON_CANONICAL],
     ['a JSON escape', at(BIG, 1000, '\\/')],
     ['a non-ASCII character', at(BIG, 1000, 'é')],
+    ['a junk character in the last group', at(BIG, BIG.length - 4, '!')],
+    ['a URL-safe underscore', at(BIG, 2000, '_')],
+    ['a URL-safe character in the last group', at(BIG, BIG.length - 4, '_')],
+    ['padding after padding', `${BIG.slice(0, -4)}A===`],
+    ['padding alone in the last group', `${BIG.slice(0, -4)}====`],
   ])('%s in the value', (_name, value) => {
+    const line = Buffer.from(writeFile(value));
+    const valueStart = line.indexOf('"dataBase64":"') + 14;
     fc.assert(
       fc.property(cutsArb, (cuts) => {
-        expect(parse(split(Buffer.from(writeFile(value)), cuts))).toBeUndefined();
+        expect(parse(split(line, cuts))).toBeUndefined();
+        // Cut right around the defect too, where a group is carried over between pieces.
+        expect(parse(split(line, [valueStart + 999 + ((cuts[0] ?? 0) % 4), line.length - 5 - ((cuts[1] ?? 0) % 3)]))).toBeUndefined();
       }),
-      { numRuns: 3 },
+      { numRuns: 6 },
     );
   });
 
