@@ -37,17 +37,29 @@ function cpuMs(pid) {
   }
 }
 
-/** Runs `task` while sampling the server's RSS; resolves with its result, seconds, peak growth in MiB and server CPU ms. */
+/**
+ * Runs `task` while sampling the server's RSS; resolves with its result,
+ * seconds, peak growth in MiB, and the CPU ms of the server and of this
+ * client (to see which of the two sets the rate).
+ */
 async function measured(pid, task) {
   const before = rss(pid);
   const cpuBefore = cpuMs(pid);
+  const clientBefore = process.cpuUsage();
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 10);
   const started = process.hrtime.bigint();
   const result = await task();
   const seconds = ms(process.hrtime.bigint() - started) / 1000;
   clearInterval(sampler);
-  return { result, seconds, growthMiB: (Math.max(peak, rss(pid)) - before) / MiB, cpuMs: cpuMs(pid) - cpuBefore };
+  const client = process.cpuUsage(clientBefore);
+  return {
+    result,
+    seconds,
+    growthMiB: (Math.max(peak, rss(pid)) - before) / MiB,
+    cpuMs: cpuMs(pid) - cpuBefore,
+    clientCpuMs: (client.user + client.system) / 1000,
+  };
 }
 
 /** Requests `count` blocks with at most IN_FLIGHT outstanding, handing each answer to `take` in order. */
@@ -66,7 +78,7 @@ async function readThrough(driver, file, bytes) {
   await windowed(
     Math.ceil(bytes / BLOCK),
     (index) => driver.request('fs/readBlock', { handleId: 'r', offset: index * BLOCK, len: BLOCK }),
-    (answer) => parts.push(Buffer.from(answer.chunk, 'base64')),
+    (answer) => parts.push(answer.chunkBytes ?? Buffer.from(answer.chunk, 'base64')),
   );
   await driver.request('fs/close', { handleId: 'r' });
   return parts;
@@ -81,9 +93,16 @@ async function writeThrough(driver, file, source) {
     Math.ceil(size / BLOCK),
     (index) => {
       const length = fs.readSync(fd, block, 0, BLOCK, index * BLOCK);
-      return driver.request('fs/writeBlock', { handleId: 'w', offset: index * BLOCK, chunk: block.toString('base64', 0, length) });
+      return driver.callWithPayload(
+        'fs/writeBlock',
+        { handleId: 'w', offset: index * BLOCK },
+        'chunk',
+        block.toString('base64', 0, length),
+      );
     },
-    () => undefined,
+    (answer) => {
+      if (answer.error) throw new Error(`fs/writeBlock: ${answer.error.message}`);
+    },
   );
   await driver.request('fs/close', { handleId: 'w' });
   fs.closeSync(fd);
@@ -142,9 +161,11 @@ export async function blockTransfer(command, bytes = 256 * MiB) {
       readMiBps: bytes / MiB / read.seconds,
       readRssGrowthMiB: read.growthMiB,
       readCpuMs: read.cpuMs,
+      readClientCpuMs: read.clientCpuMs,
       writeMiBps: bytes / MiB / written.seconds,
       writeRssGrowthMiB: written.growthMiB,
       writeCpuMs: written.cpuMs,
+      writeClientCpuMs: written.clientCpuMs,
       exact: digest(read.result) === source.sha && sha256(copy) === source.sha,
     };
   } finally {

@@ -21,6 +21,26 @@ function base64Length(bytes, start, end) {
   return ((end - start) / 4) * 3 - padding;
 }
 
+/** Answers from this size on are parsed without their `chunk` (`parseLargeAnswer`). */
+const LARGE_ANSWER_BYTES = 64 * 1024;
+const HEAD_BYTES = 256;
+
+/**
+ * An answer carrying a large base64 `chunk` (`fs/readBlock`): the rest of the
+ * line is parsed as JSON, the chunk is decoded straight from the bytes into
+ * `result.chunkBytes` (base64 holds no JSON escapes). A JSON.parse of the
+ * whole line would cost the driver more than the server spends making it.
+ */
+function parseLargeAnswer(line) {
+  const key = line.subarray(0, HEAD_BYTES).indexOf(CHUNK_KEY);
+  if (key < 0) return JSON.parse(line.toString('utf8'));
+  const start = key + CHUNK_KEY.length;
+  const end = line.indexOf(QUOTE, start);
+  const message = JSON.parse(line.toString('utf8', 0, start) + line.toString('utf8', end));
+  if (message.result) message.result.chunkBytes = Buffer.from(line.toString('latin1', start, end), 'base64');
+  return message;
+}
+
 export class Driver {
   constructor() {
     this.pending = new Map();
@@ -103,7 +123,7 @@ export class Driver {
       this.lastOutputAt.set(processId, Date.now());
       if (!this.parseOutput) return;
     }
-    const message = JSON.parse(line.toString('utf8'));
+    const message = line.length >= LARGE_ANSWER_BYTES ? parseLargeAnswer(line) : JSON.parse(line.toString('utf8'));
     if (message.id !== undefined && message.method === undefined) {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
@@ -113,7 +133,23 @@ export class Driver {
   }
 
   send(message) {
-    this.connection.send(JSON.stringify(message));
+    this.connection.send([JSON.stringify(message)]);
+  }
+
+  /**
+   * A request whose last param, `key`, is a large base64 string: sent as the
+   * JSON head, the base64 as bytes (a latin1 copy) and the JSON tail, so
+   * that no JSON.stringify or UTF-8 encoding runs over the payload.
+   */
+  callWithPayload(method, params, key, base64) {
+    const id = this.nextId++;
+    const json = JSON.stringify({ id, method, params: { ...params, [key]: '' } });
+    // The payload's key is the last member: the text ends `"<key>":""}}`.
+    const tail = json.length - 3;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.connection.send([json.slice(0, tail), Buffer.from(base64, 'latin1'), json.slice(tail)]);
+    });
   }
 
   notify(method, params) {

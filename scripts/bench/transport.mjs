@@ -6,7 +6,7 @@
  *   text frame both ways.
  *
  * `connect(transport, command, sink, env)` resolves to
- * `{ child, send(text), close() }`. What arrives goes to the sink: over stdio
+ * `{ child, send(parts), close() }`, `parts` being the pieces of one message (texts or bytes). What arrives goes to the sink: over stdio
  * as a byte stream (`sink.onData(bytes)`: the driver splits the lines itself,
  * fragment by fragment, so that output lines are never joined), over ws as
  * whole messages (`sink.onLine(bytes)`, the frame is already the line).
@@ -58,7 +58,13 @@ function stdio(command, sink, env) {
   child.stdout.on('data', (bytes) => sink.onData(bytes));
   return {
     child,
-    send: (text) => child.stdin.write(`${text}\n`),
+    // The parts of one message (texts, or a large payload's bytes).
+    send: (parts) => {
+      child.stdin.cork();
+      for (const part of parts) child.stdin.write(part);
+      child.stdin.write('\n');
+      child.stdin.uncork();
+    },
     // The server ends its session, and exits, when its stdin closes.
     close: async () => {
       child.stdin.end();
@@ -90,7 +96,7 @@ async function webSocket(command, sink, env) {
   socket.on('error', (error) => process.stderr.write(`bench: ${command}: ${error.message}\n`));
   return {
     child,
-    send: (text) => socket.send(text),
+    send: (parts) => socket.send(parts.length === 1 ? parts[0] : Buffer.concat(parts.map((part) => Buffer.from(part)))),
     // A listener outlives its connections: closing the socket ends the session; SIGTERM ends the server.
     close: async () => {
       socket.close();
