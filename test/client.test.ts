@@ -123,6 +123,23 @@ describe('against the real server', () => {
       web.close();
     }
   });
+
+  it('returns base64 text from request() even for answers that arrive decoded, and moves large payloads exactly', async () => {
+    // Over 1 MiB of base64 each way: the request and the answer take the large-line paths.
+    const data = Buffer.alloc(3 * 1024 * 1024 + 5);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 7 + (i >> 12)) & 0xff;
+    const file = path.join(tmp, 'large-payload');
+    await client.writeFile(file, data);
+    expect(fs.readFileSync(file).equals(data)).toBe(true);
+    expect((await client.readFile(file)).equals(data)).toBe(true);
+    const raw = await client.request('fs/readFile', { path: file });
+    expect(raw.dataBase64).toBe(data.toString('base64'));
+    const session = await client.start({ argv: ['cat'], pipeStdin: true });
+    await session.closeStdin(data);
+    const output: Buffer[] = [];
+    for await (const event of session) if (event.type === 'output') output.push(event.chunk);
+    expect(Buffer.concat(output).equals(data)).toBe(true);
+  });
 });
 
 describe('against scripted servers', () => {

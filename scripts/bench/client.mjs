@@ -2,7 +2,10 @@
  * Workloads through the client library and the executor layer, against
  * this package's server. Run in a fresh process by scripts/bench.mjs.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 
 const MiB = 1024 * 1024;
@@ -43,6 +46,40 @@ async function clientRoundTrip(lib, count = 2000) {
   }
 }
 
+/**
+ * A file copied through the client's block streams, each way, against a copy
+ * of the same file made with Node's streams in this process: MiB/s and the
+ * client's CPU share.
+ */
+async function clientFileStreams(lib, bytes) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-bench-streams-'));
+  const source = path.join(dir, 'source');
+  fs.writeFileSync(source, Buffer.alloc(bytes, 0x5a));
+  const client = await lib.ExecServerClient.spawn();
+  const timed = async (copy) => {
+    const cpu = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    await copy();
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
+    return { mibps: bytes / MiB / seconds, clientCpuShare: (used.user + used.system) / 1e6 / seconds };
+  };
+  try {
+    const read = await timed(() => pipeline(client.openRead(source), fs.createWriteStream(path.join(dir, 'read'))));
+    const write = await timed(() =>
+      pipeline(fs.createReadStream(source, { highWaterMark: MiB }), client.openWrite(path.join(dir, 'written'))),
+    );
+    const raw = await timed(() =>
+      pipeline(fs.createReadStream(source, { highWaterMark: MiB }), fs.createWriteStream(path.join(dir, 'raw'))),
+    );
+    const exact = ['read', 'written'].every((name) => fs.readFileSync(path.join(dir, name)).equals(fs.readFileSync(source)));
+    return { read, write, raw, exact };
+  } finally {
+    await client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Time until CommandSessions.exec(['true']) returns (it must return on exit, not at the timeout). */
 async function execLatency(lib, executor, count = 100) {
   const sessions = new lib.CommandSessions(executor, { env: { PATH: '/usr/bin:/bin' } });
@@ -67,6 +104,11 @@ async function clientWorkloads({ root, runs }) {
   const median = results[Math.floor(results.length / 2)];
   console.log(
     `client → async iterator: ${median.mibps.toFixed(1)} MiB/s (256 MiB), client CPU ${(median.clientCpuShare * 100).toFixed(0)}% of one core`,
+  );
+  const streams = await clientFileStreams(lib, 256 * MiB);
+  const share = (result) => `${result.mibps.toFixed(1)} MiB/s, client CPU ${(result.clientCpuShare * 100).toFixed(0)}%`;
+  console.log(
+    `client openRead → file: ${share(streams.read)}; file → openWrite: ${share(streams.write)} (256 MiB, exact: ${streams.exact}); Node's own copy ${streams.raw.mibps.toFixed(1)} MiB/s`,
   );
   const rtt = await clientRoundTrip(lib);
   console.log(`client fs/getMetadata round trip: p50 ${rtt.p50.toFixed(0)} µs, p99 ${rtt.p99.toFixed(0)} µs`);

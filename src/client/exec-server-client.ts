@@ -10,8 +10,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { packageFile } from '../package/files.js';
-import { bytesOf } from '../protocol/base64-payload.js';
-import type { MethodName, ParamsOf, ProducedResultOf, ResultOf } from '../protocol/methods.js';
+import { bytesOf, payloadsAsText } from '../protocol/base64-payload.js';
+import type { MethodName, ParamsOf, ProducedResultOf, ResultOf, SentParamsOf } from '../protocol/methods.js';
 import { Notification } from '../protocol/notifications.js';
 import { ClientErrors, type ExecServerClientError } from './errors.js';
 import { boundedHandshake } from './handshake.js';
@@ -28,7 +28,7 @@ import {
   type StartOptions,
   type WebSocketConnectOptions,
 } from './options.js';
-import type { ProcessSession, SessionBackend } from './process-session.js';
+import type { ProcessSession } from './process-session.js';
 import { ProtocolFacade } from './protocol-facade.js';
 import { DEFAULT_RECONNECT_WINDOW_MS, mayRetry, type ReconnectOptions, resumeOnNewLink } from './reconnect.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
@@ -200,7 +200,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   // ---- calls ----
 
-  protected call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>> {
+  protected call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
     return this.send(method, params) as Promise<ProducedResultOf<M>>;
   }
 
@@ -235,7 +235,12 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
   request<T = unknown>(method: string, params?: unknown): Promise<T>;
   request(method: string, params?: unknown): Promise<unknown> {
-    return this.send(method, params);
+    return this.send(method, params).then(payloadsAsText);
+  }
+
+  /** @internal `request` for executors on this client: payload members may be `Base64Payload`s both ways. */
+  requestProduced<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
+    return this.call(method, params);
   }
 
   /** Starts a process and returns its session (events in seq order). */
@@ -250,13 +255,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     return runProcess(this, argv, options);
   }
 
-  private readonly backend: SessionBackend = {
-    read: (processId, options) => this.readProcess(processId, options),
-    write: (processId, bytes, closeStdin) => this.write(processId, bytes, { closeStdin }),
-    terminate: (processId) => this.terminate(processId),
-    resize: (processId, rows, cols) => this.resize(processId, rows, cols),
-    signal: (processId, signal) => this.signal(processId, signal),
-  };
+  private readonly backend = this.sessionBackend();
 
   /** The protocol generation the server speaks (2 for Codex 0.169 and later), learnt from `initialize`. */
   get protocolGeneration(): 1 | 2 {

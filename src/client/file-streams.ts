@@ -6,14 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
-import { bytesOf } from '../protocol/base64-payload.js';
-import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+import { Base64Payload, bytesOf } from '../protocol/base64-payload.js';
+import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
 
 /** The largest block the protocol allows. */
 export const MAX_BLOCK_BYTES = 1024 * 1024;
 const IN_FLIGHT = 4;
 
-type Call = <M extends MethodName>(method: M, params: ParamsOf<M>) => Promise<ProducedResultOf<M>>;
+type Call = <M extends MethodName>(method: M, params: SentParamsOf<M>) => Promise<ProducedResultOf<M>>;
 
 export interface FileStreamOptions {
   /** Bytes per request, at most 1 MiB (the default). */
@@ -100,7 +100,8 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
   const send = async (bytes: Buffer) => {
     for (let start = 0; start < bytes.length; start += blockSize) {
       const block = bytes.subarray(start, start + blockSize);
-      pending.push(started(call('fs/writeBlock', { handleId, offset, chunk: block.toString('base64') })));
+      // A copy: the caller may reuse its buffer once the write is called back, while this block may still be on its way.
+      pending.push(started(call('fs/writeBlock', { handleId, offset, chunk: new Base64Payload(Buffer.from(block)) })));
       offset += block.length;
       if (pending.length >= IN_FLIGHT) await pending.shift();
     }

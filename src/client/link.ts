@@ -59,6 +59,7 @@ export class Link {
       onInvalidLine: (_error, line) => events.invalidLine(line ?? '<invalid bytes>'),
       onEnd: () => this.close('the server closed its output'),
       closeOnEnd: true,
+      answerPayloads: true,
       preview: (line) => !this.down && events.preview(line),
     });
     this.connection = createMessageConnection(reader, new LineMessageWriter(output));

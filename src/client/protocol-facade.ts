@@ -5,8 +5,8 @@
  * into an in-process session, `RemoteExecutor` through its client) and how
  * its server wants paths (native, or `file://` URIs for generation 2).
  */
-import { bytesOf } from '../protocol/base64-payload.js';
-import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+import { Base64Payload, bytesOf } from '../protocol/base64-payload.js';
+import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
 import type {
   EnvironmentInfoResult,
   FsDirectoryEntry,
@@ -17,17 +17,28 @@ import type {
 } from '../protocol/types.js';
 import type { Readable, Writable } from 'node:stream';
 import { blockReader, blockWriter, type FileStreamOptions } from './file-streams.js';
-import { decodeReadResult, type ReadOptions, type ReadResult } from './process-session.js';
+import { decodeReadResult, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
 import type { ServerGeneration } from './server-generation.js';
 
 const WALK_DEFAULTS: WalkOptions = { maxDepth: 64, maxDirectories: 10_000, maxEntries: 50_000, followDirectorySymlinks: false };
 
 export abstract class ProtocolFacade {
   /** Sends one request of the protocol table and resolves with its result. */
-  protected abstract call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>>;
+  protected abstract call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>>;
 
   /** How the server wants paths and writes (learnt from `initialize`). */
   protected abstract speech(): ServerGeneration;
+
+  /** The process methods by id, as a `ProcessSession` calls them. */
+  protected sessionBackend(): SessionBackend {
+    return {
+      read: (processId, options) => this.readProcess(processId, options),
+      write: (processId, bytes, closeStdin) => this.write(processId, bytes, { closeStdin }),
+      terminate: (processId) => this.terminate(processId),
+      resize: (processId, rows, cols) => this.resize(processId, rows, cols),
+      signal: (processId, signal) => this.signal(processId, signal),
+    };
+  }
 
   /** Reads a process's retained output after `afterSeq` (optionally waiting for more). */
   async readProcess(processId: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -39,7 +50,7 @@ export abstract class ProtocolFacade {
    * Generation 2 servers get a fresh `writeId` with each write.
    */
   async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
-    const chunk = Buffer.from(bytes).toString('base64');
+    const chunk = new Base64Payload(Buffer.from(bytes));
     const params = { processId, chunk, ...this.speech().writeMembers(processId), ...(options.closeStdin ? { closeStdin: true } : {}) };
     return (await this.call('process/write', params)).status;
   }
@@ -68,7 +79,7 @@ export abstract class ProtocolFacade {
   }
 
   async writeFile(file: string, data: Uint8Array | string): Promise<void> {
-    await this.call('fs/writeFile', { path: this.speech().path(file), dataBase64: Buffer.from(data).toString('base64') });
+    await this.call('fs/writeFile', { path: this.speech().path(file), dataBase64: new Base64Payload(Buffer.from(data)) });
   }
 
   async createDirectory(dir: string, options: { recursive?: boolean } = {}): Promise<void> {

@@ -9,7 +9,9 @@ import type { ReadResult } from '../client/process-session.js';
 import { ProtocolFacade } from '../client/protocol-facade.js';
 import { ServerGeneration } from '../client/server-generation.js';
 import type { ProtocolError } from '../protocol/errors.js';
-import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+import { Base64Payload } from '../protocol/base64-payload.js';
+import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
+import type { PayloadStash } from '../protocol/payload-stash.js';
 import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
 import { ProcessRuntime } from '../server/process/runtime.js';
 import { ServerSession } from '../server/session.js';
@@ -32,9 +34,10 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
     super();
   }
 
-  protected async call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>> {
+  protected async call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
+    const session = this.opened();
     try {
-      return (await this.opened().dispatch(method, params)) as ProducedResultOf<M>;
+      return (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
     } catch (error) {
       throw ClientErrors.fromServer(error as ProtocolError);
     }
@@ -86,4 +89,11 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
     await this.session?.shutdown();
     if (!this.options.runtime) this.runtime?.stop();
   }
+}
+
+/** Payload params handed over as bytes: the session's methods take them from its stash, with no base64 in between. */
+function withStashedPayloads(params: object, stash: PayloadStash): object {
+  const payloads = Object.entries(params).filter(([, value]) => value instanceof Base64Payload);
+  if (payloads.length === 0) return params;
+  return { ...params, ...Object.fromEntries(payloads.map(([key, value]) => [key, stash.stash((value as Base64Payload).bytes)])) };
 }

@@ -6,7 +6,7 @@ import type { ExecServerClient } from '../client/exec-server-client.js';
 import type { ProcessSession, ReadResult } from '../client/process-session.js';
 import { ProtocolFacade } from '../client/protocol-facade.js';
 import type { ServerGeneration } from '../client/server-generation.js';
-import type { MethodName, ParamsOf, ProducedResultOf } from '../protocol/methods.js';
+import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';
 import { ListenerSet } from './listeners.js';
 
@@ -25,8 +25,8 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
     return this.client.protocolGeneration;
   }
 
-  protected call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ProducedResultOf<M>> {
-    return this.client.request(method, params) as Promise<ProducedResultOf<M>>;
+  protected call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
+    return this.client.requestProduced(method, params);
   }
 
   protected speech(): ServerGeneration {

@@ -25,3 +25,11 @@ export class Base64Payload {
 export function bytesOf(value: string | Base64Payload): Buffer {
   return typeof value === 'string' ? Buffer.from(value, 'base64') : value.bytes;
 }
+
+/** A result as the wire had it: top-level members that arrived decoded (large answers, see `transport/large-line.ts`) back to base64. */
+export function payloadsAsText(result: unknown): unknown {
+  if (result === null || typeof result !== 'object') return result;
+  const decoded = Object.entries(result).filter(([, value]) => value instanceof Base64Payload);
+  if (decoded.length === 0) return result;
+  return { ...result, ...Object.fromEntries(decoded.map(([key, value]) => [key, (value as Base64Payload).toJSON()])) };
+}

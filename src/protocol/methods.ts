@@ -254,7 +254,7 @@ export type ResultOf<M extends MethodName> = z.output<ResultSchemas[(typeof Meth
 export function resultSchemaOf(method: MethodName): z.ZodType {
   return resultSchemas()[Methods[method].result];
 }
-/** The result members that may carry a whole file or body. */
+/** The members that may carry a whole file, block or body. */
 type PayloadMember = 'dataBase64' | 'bodyBase64' | 'chunk';
 /**
  * A result as the server's handlers produce it, and as an in-process caller
@@ -263,6 +263,15 @@ type PayloadMember = 'dataBase64' | 'bodyBase64' | 'chunk';
  */
 export type ProducedResultOf<M extends MethodName> = {
   [K in keyof ResultOf<M>]: K extends PayloadMember ? ResultOf<M>[K] | Base64Payload : ResultOf<M>[K];
+};
+
+/**
+ * Params as a caller may hand them over: a payload member may be a
+ * `Base64Payload`, whose bytes the line writer base64-encodes straight onto
+ * the wire and an in-process session takes as they are.
+ */
+export type SentParamsOf<M extends MethodName> = {
+  [K in keyof ParamsOf<M>]: K extends PayloadMember ? ParamsOf<M>[K] | Base64Payload : ParamsOf<M>[K];
 };
 
 export function isMethodName(name: string): name is MethodName {

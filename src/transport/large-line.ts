@@ -1,19 +1,22 @@
 /**
- * Large request lines without large copies. A 100 MiB `fs/writeFile` is a
- * 133 MB line; parsed the ordinary way it exists as the pieces read, the
- * joined line, its text, the parsed base64 string and the decoded bytes at
- * once (765 MiB of RSS growth, measured). Here the pieces as read are
- * scanned for the one big base64 value, the rest of the line is parsed as
- * JSON, and the value is decoded piece by piece straight into its bytes,
- * which reach the method as a token (`protocol/payload-stash.ts`).
+ * Large lines without large copies. A 100 MiB `fs/writeFile` is a 133 MB
+ * line; parsed the ordinary way it exists as the pieces read, the joined
+ * line, its text, the parsed base64 string and the decoded bytes at once
+ * (765 MiB of RSS growth, measured), and JSON.parse over a block's base64
+ * costs more than moving it. Here the pieces as read are scanned for the one
+ * big base64 value, the rest of the line is parsed as JSON, and the value is
+ * decoded piece by piece straight into its bytes. In a server's request they
+ * reach the method as a token (`protocol/payload-stash.ts`); in a client's
+ * answer they take the member's place as a `Base64Payload`.
  *
- * Only compact lines of the requests below take this path, and only when
- * the value is valid base64; anything else returns undefined and goes the
- * ordinary way, which also gives the exact error texts.
+ * Only compact lines of the requests and answers below take this path, and
+ * only when the value is valid base64; anything else returns undefined and
+ * goes the ordinary way, which also gives the exact error texts.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { lastSymbolError } from '../protocol/base64.js';
+import { Base64Payload } from '../protocol/base64-payload.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 
 /** Lines from this size on try this path. */
@@ -33,10 +36,41 @@ const LARGE_PARAMS: Record<string, string> = {
   'fs/writeBlock': 'chunk',
   'http/request': 'bodyBase64',
 };
-const KEYS = [...new Set(Object.values(LARGE_PARAMS))].map((name) => ({ name, key: Buffer.from(`"${name}":"`) }));
+/** The result members of answers that may be huge base64 (`fs/readBlock`, `fs/readFile`, `http/request`). */
+const ANSWER_MEMBERS = ['chunk', 'dataBase64', 'bodyBase64'];
+const KEYS = [...new Set([...Object.values(LARGE_PARAMS), ...ANSWER_MEMBERS])].map((name) => ({ name, key: Buffer.from(`"${name}":"`) }));
 
-/** The parsed message, or undefined to leave the line to the ordinary path. */
+type Message = { id?: unknown; method?: unknown; params?: Record<string, unknown>; result?: unknown };
+/** The object in which a parsed message must hold the big value under `name` for the line to take this path. */
+type HolderOf = (message: Message, name: string) => Record<string, unknown> | undefined;
+type Found = { message: Message; holder: Record<string, unknown>; name: string; bytes: Buffer };
+
+/** A server's request: the parsed message, its big param's bytes stashed; undefined leaves the line to the ordinary path. */
 export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknown {
+  const found = parseAround(pieces, (message, name) => (LARGE_PARAMS[message.method as string] === name ? message.params : undefined));
+  if (!found) return undefined;
+  found.holder[found.name] = payloads.stash(found.bytes);
+  return found.message;
+}
+
+/**
+ * A client's answer whose result holds a big base64 member: the parsed
+ * message with that member as a `Base64Payload` of its bytes; undefined
+ * leaves the line to the ordinary path.
+ */
+export function parseLargeAnswer(pieces: Buffer[]): unknown {
+  const found = parseAround(pieces, (message, name) => {
+    const isAnswer = message.id !== undefined && message.method === undefined && ANSWER_MEMBERS.includes(name);
+    return isAnswer && typeof message.result === 'object' && message.result !== null
+      ? (message.result as Record<string, unknown>)
+      : undefined;
+  });
+  if (!found) return undefined;
+  found.holder[found.name] = new Base64Payload(found.bytes);
+  return found.message;
+}
+
+function parseAround(pieces: Buffer[], holderOf: HolderOf): Found | undefined {
   const line = new Pieces(pieces);
   const head = line.slice(0, Math.min(line.length, HEAD_LIMIT_BYTES));
   for (const { name, key } of KEYS) {
@@ -46,20 +80,17 @@ export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknow
     const start = at + key.length;
     const end = line.indexOfByte(QUOTE, start);
     if (end < 0 || end - start < LARGE_LINE_BYTES / 2) continue;
-    // The value's place holds a fresh marker: the parsed params must have it
-    // exactly there, not in a nested object, at the top level, or under a duplicate key.
+    // The value's place holds a fresh marker: the parsed message must have it
+    // exactly where `holderOf` says, not nested deeper, elsewhere, or under a duplicate key.
     const marker = `\u0000large-value-${randomBytes(8).toString('hex')}`;
     const message = parseWithout(line, start, end, marker);
-    if (message?.params?.[name] !== marker || LARGE_PARAMS[message.method as string] !== name) return undefined;
+    const holder = message && holderOf(message, name);
+    if (holder?.[name] !== marker) return undefined;
     const bytes = decodeRegion(line, start, end);
-    if (!bytes) return undefined;
-    message.params[name] = payloads.stash(bytes);
-    return message;
+    return bytes && { message: message!, holder, name, bytes };
   }
   return undefined;
 }
-
-type Message = { method?: unknown; params?: Record<string, unknown> };
 
 /** The line parsed as JSON with bytes [start, end) replaced by `marker` (JSON-escaped). */
 function parseWithout(line: Pieces, start: number, end: number, marker: string): Message | undefined {

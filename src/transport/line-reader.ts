@@ -13,7 +13,7 @@ import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jso
 import { Errors, type ProtocolError } from '../protocol/errors.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 import { classify } from './classify.js';
-import { LARGE_LINE_BYTES, parseLargeLine } from './large-line.js';
+import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -41,6 +41,12 @@ export interface LineReaderOptions {
    * server's reader; see `large-line.ts`). Without it they parse as usual.
    */
   payloads?: PayloadStash;
+  /**
+   * A client's reader: large base64 members of answers (`fs/readBlock`'s
+   * `chunk`, `fs/readFile`'s `dataBase64`) arrive decoded, as a
+   * `Base64Payload` (see `large-line.ts`).
+   */
+  answerPayloads?: boolean;
 }
 
 export class LineMessageReader extends AbstractMessageReader {
@@ -112,14 +118,15 @@ export class LineMessageReader extends AbstractMessageReader {
       this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
-    if (this.options.payloads && this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine(this.options.payloads)) return;
+    if (this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
     const text = this.takeLineText();
     if (text !== undefined) this.handleText(text);
   }
 
-  /** Delivers a large request line through `parseLargeLine`; false leaves it to the ordinary path. */
-  private takeLargeLine(payloads: PayloadStash): boolean {
-    const value = parseLargeLine(this.pending, payloads);
+  /** Delivers a large line through `parseLargeLine` or `parseLargeAnswer`; false leaves it to the ordinary path. */
+  private takeLargeLine(): boolean {
+    const { payloads, answerPayloads } = this.options;
+    const value = payloads ? parseLargeLine(this.pending, payloads) : answerPayloads ? parseLargeAnswer(this.pending) : undefined;
     if (value === undefined) return false;
     this.pending = [];
     this.pendingBytes = 0;
@@ -127,7 +134,7 @@ export class LineMessageReader extends AbstractMessageReader {
     if (classified.ok) {
       this.callback?.(classified.message);
     } else {
-      payloads.release((value as { params?: unknown }).params); // no method will claim it
+      payloads?.release((value as { params?: unknown }).params); // no method will claim it
       this.options.onInvalidLine?.(classified.error, undefined);
     }
     return true;

@@ -2,10 +2,11 @@
  * Newline-delimited JSON-RPC output over any byte stream.
  *
  * Messages are written compact, one per line, in the reference's shape: no
- * `"jsonrpc"` member, `id` first in responses. A result may carry one
- * top-level `Base64Payload` field: its bytes are base64-encoded straight onto the stream in
- * slices, so a response far larger than a V8 string (a 512 MiB file is
- * 716 MB of base64) never exists as one string.
+ * `"jsonrpc"` member, `id` first in responses. A result (or a request's
+ * params) may carry one top-level `Base64Payload` field: its bytes are
+ * base64-encoded straight onto the stream in slices, so a response far
+ * larger than a V8 string (a 512 MiB file is 716 MB of base64) never exists
+ * as one string, and a block costs no JSON.stringify over its base64.
  */
 import type { Writable } from 'node:stream';
 import { AbstractMessageWriter, type Message } from 'vscode-jsonrpc';
@@ -26,21 +27,26 @@ type Json = Record<string, unknown>;
 const PAUSE_BYTES = 1024 * 1024;
 const RESUME_BYTES = 256 * 1024;
 
-/** The key of a large `Base64Payload` directly inside `value.result`, if any. */
-function findLargePayload(value: Json): string | undefined {
-  const result = value.result;
-  if (result === null || typeof result !== 'object') return undefined;
-  for (const [key, field] of Object.entries(result)) {
+/** Where a message may carry a `Base64Payload`: an answer's result, or a request's params. */
+function payloadHolder(value: Json): 'result' | 'params' | undefined {
+  const holder = 'method' in value ? 'params' : 'result';
+  const members = value[holder];
+  return members !== null && typeof members === 'object' ? holder : undefined;
+}
+
+/** The key of a large `Base64Payload` directly inside the result or params, if any. */
+function findLargePayload(value: Json, holder: 'result' | 'params' | undefined): string | undefined {
+  if (!holder) return undefined;
+  for (const [key, field] of Object.entries(value[holder] as Json)) {
     if (field instanceof Base64Payload && field.bytes.length > SLICE_BYTES) return key;
   }
   return undefined;
 }
 
 /** Small payloads went out inside the line: their buffers may be reused. */
-function releaseSmallPayloads(value: Json): void {
-  const result = value.result;
-  if (result === null || typeof result !== 'object') return;
-  for (const field of Object.values(result)) if (field instanceof Base64Payload) field.release();
+function releaseSmallPayloads(value: Json, holder: 'result' | 'params' | undefined): void {
+  if (!holder) return;
+  for (const field of Object.values(value[holder] as Json)) if (field instanceof Base64Payload) field.release();
 }
 
 function reorder(message: Json): Json {
@@ -108,16 +114,17 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /** Writes any JSON object as one line (used for `id: null` error replies). */
   writeRaw(value: Json): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const payloadKey = findLargePayload(value);
+    const holder = payloadHolder(value);
+    const payloadKey = findLargePayload(value, holder);
     // No replacer on the common path: a replacer function turns off V8's fast JSON.stringify.
-    if (payloadKey === undefined) {
+    if (payloadKey === undefined || holder === undefined) {
       const line = `${JSON.stringify(value)}\n`;
-      releaseSmallPayloads(value);
+      releaseSmallPayloads(value, holder);
       return this.push(line);
     }
-    const result = value.result as Json;
-    const payload = result[payloadKey] as Base64Payload;
-    const text = JSON.stringify({ ...value, result: { ...result, [payloadKey]: PLACEHOLDER } });
+    const members = value[holder] as Json;
+    const payload = members[payloadKey] as Base64Payload;
+    const text = JSON.stringify({ ...value, [holder]: { ...members, [payloadKey]: PLACEHOLDER } });
     const at = text.indexOf(JSON.stringify(PLACEHOLDER));
     const head = text.slice(0, at + 1);
     const tail = `${text.slice(at + JSON.stringify(PLACEHOLDER).length - 1)}\n`;

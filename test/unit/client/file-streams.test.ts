@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockReader, blockWriter } from '../../../src/client/file-streams.js';
+import { Base64Payload, bytesOf } from '../../../src/protocol/base64-payload.js';
 
 /** A fake `call` over one in-memory file; each answer is delayed by a random number of ticks. */
 function fakeServer(initial: Buffer, delays: number[] = []) {
@@ -25,10 +26,12 @@ function fakeServer(initial: Buffer, delays: number[] = []) {
         return { handleId: params.handleId };
       case 'fs/readBlock': {
         const bytes = file.subarray(params.offset, params.offset + params.len);
-        return { chunk: bytes.toString('base64'), eof: bytes.length < params.len };
+        // Answers come in both forms a chunk takes: base64 text, or decoded bytes (a large answer, see large-line.ts).
+        const chunk = n % 2 === 0 ? bytes.toString('base64') : new Base64Payload(Buffer.from(bytes));
+        return { chunk, eof: bytes.length < params.len };
       }
       case 'fs/writeBlock': {
-        const bytes = Buffer.from(params.chunk, 'base64');
+        const bytes = bytesOf(params.chunk);
         const end = params.offset + bytes.length;
         if (end > file.length) file = Buffer.concat([file, Buffer.alloc(end - file.length)]);
         bytes.copy(file, params.offset);
@@ -108,6 +111,20 @@ describe('blockWriter', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('lets the caller reuse its buffer once a write is called back, while blocks are still in flight', async () => {
+    const server = fakeServer(Buffer.alloc(0), [3, 1, 4, 1, 5]);
+    const writer = blockWriter(server.call, '/f', { blockSize: 4 });
+    const buffer = Buffer.alloc(6);
+    const expected: Buffer[] = [];
+    for (let round = 0; round < 5; round++) {
+      buffer.fill(0x61 + round);
+      expected.push(Buffer.from(buffer));
+      await new Promise((resolve, reject) => writer.write(buffer, (error) => (error ? reject(error) : resolve(undefined))));
+    }
+    await new Promise((resolve) => writer.end(resolve));
+    expect(server.file().toString()).toBe(Buffer.concat(expected).toString());
   });
 
   it('fails the stream when a block is refused, and still closes the handle', async () => {

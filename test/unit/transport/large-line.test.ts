@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PayloadStash } from '../../../src/protocol/payload-stash.js';
-import { LARGE_LINE_BYTES, parseLargeLine } from '../../../src/transport/large-line.js';
+import { Base64Payload } from '../../../src/protocol/base64-payload.js';
+import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from '../../../src/transport/large-line.js';
 
 const STASH = new PayloadStash();
 const parse = (pieces: Buffer[]) => parseLargeLine(pieces, STASH);
@@ -201,5 +202,38 @@ describe('parseLargeLine: the big value must be the param itself', () => {
     const stash = new PayloadStash();
     expect(parseLargeLine([Buffer.from(line)], stash)).toBeUndefined();
     expect(stash.size).toBe(0);
+  });
+});
+
+describe('parseLargeAnswer: a client takes large answers decoded', () => {
+  const answer = (value: string, extra = '') => `{"id":12,"result":{"chunk":"${value}","eof":false${extra}}}`;
+
+  it('hands the result member over as the decoded bytes, the rest as JSON.parse gives it, however the line is split', () => {
+    const line = Buffer.from(answer(BIG, ',"note":"ü"'));
+    fc.assert(
+      fc.property(cutsArb, (cuts) => {
+        const message = parseLargeAnswer(split(line, cuts)) as { id: number; result: Record<string, unknown> };
+        expect(message.result.chunk).toBeInstanceOf(Base64Payload);
+        expect((message.result.chunk as Base64Payload).bytes.equals(BIG_BYTES)).toBe(true);
+        expect({ ...message, result: { ...message.result, chunk: BIG } }).toEqual(JSON.parse(line.toString()));
+      }),
+      { numRuns: 10 },
+    );
+    const file = parseLargeAnswer([Buffer.from(`{"jsonrpc":"2.0","id":"r","result":{"dataBase64":"${BIG}"}}`)]) as {
+      result: { dataBase64: Base64Payload };
+    };
+    expect(file.result.dataBase64.bytes.equals(BIG_BYTES)).toBe(true);
+  });
+
+  it.each([
+    ['a notification', `{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"${BIG}"}}`],
+    ['a request', `{"id":1,"method":"fs/writeBlock","params":{"handleId":"h","offset":0,"chunk":"${BIG}"}}`],
+    ['a member nested deeper', `{"id":1,"result":{"chunks":[{"seq":1,"chunk":"${BIG}"}]}}`],
+    ['an error answer', `{"id":1,"error":{"code":1,"message":"x","chunk":"${BIG}"}}`],
+    ['a member of another name', `{"id":1,"result":{"other":"${BIG}"}}`],
+    ['invalid base64', answer(`${BIG.slice(0, 1000)}!${BIG.slice(1001)}`)],
+    ['a duplicate key whose last value wins', `{"id":1,"result":{"chunk":"${BIG}","chunk":""}}`],
+  ])('leaves %s to the ordinary path', (_name, line) => {
+    expect(parseLargeAnswer([Buffer.from(line)])).toBeUndefined();
   });
 });
