@@ -11,9 +11,18 @@ import { BOTH, type GateFamily, type MethodSpec, type ResultName } from './metho
 import { type ResultSchemas, resultSchemas } from './results.js';
 import * as P from './schemas.js';
 
+/** A table row; its params schema is built when first read (see `once` in `schemas.ts`). */
 const spec = <Params extends z.ZodType, Result extends ResultName, Family extends GateFamily | undefined>(
-  value: MethodSpec<Params, Result, Family>,
-) => value;
+  value: Omit<MethodSpec<Params, Result, Family>, 'params'> & { params: () => Params },
+): MethodSpec<Params, Result, Family> => {
+  const { params, ...rest } = value;
+  return {
+    ...rest,
+    get params() {
+      return params();
+    },
+  };
+};
 
 export const Methods = {
   initialize: spec({

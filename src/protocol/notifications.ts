@@ -18,7 +18,9 @@ const notification = <Params extends z.ZodType>(value: NotificationSpec<Params>)
 
 export const Notifications = {
   initialized: notification({
-    params: P.InitializedParams,
+    get params() {
+      return P.InitializedParams();
+    },
     direction: 'toServer',
     generations: BOTH,
     summary: 'Completes the handshake; opens the gated families.',

@@ -11,6 +11,19 @@ import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, type ClientPath } from './path-uri.js';
 
+/**
+ * A schema built on first use, then kept. Building every schema costs
+ * milliseconds at each start, and a session uses a few of them
+ * (`npm run bench -- --only startup`).
+ */
+function once<T extends z.ZodType>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => {
+    built ??= build();
+    return built;
+  };
+}
+
 const expecting = (label: string) => ({ error: () => label });
 const literal = (message: string) => ({ error: () => `${LITERAL}${message}` });
 
@@ -40,39 +53,45 @@ const noSandbox = () => z.unknown().optional();
 const dimension = (message: string) =>
   z.number(expecting('u16')).refine((value) => Number.isInteger(value) && value >= 1 && value <= 65535, literal(message));
 
-export const InitializeParams = z.object({ clientName: str(), resumeSessionId: str().nullish() }, expecting('struct InitializeParams'));
+export const InitializeParams = once(() =>
+  z.object({ clientName: str(), resumeSessionId: str().nullish() }, expecting('struct InitializeParams')),
+);
 
-const TerminalSize = z.object(
-  {
-    rows: dimension(ErrorTexts.badSize),
-    cols: dimension(ErrorTexts.badSize),
-  },
-  expecting('struct TerminalSize'),
+const TerminalSize = once(() =>
+  z.object(
+    {
+      rows: dimension(ErrorTexts.badSize),
+      cols: dimension(ErrorTexts.badSize),
+    },
+    expecting('struct TerminalSize'),
+  ),
 );
 
 const INHERIT = ['core', 'all', 'none'] as const; // the reference's order, in its message
 
-const EnvPolicy = z.object(
-  {
-    inherit: z.enum(INHERIT, {
-      error: (issue) =>
-        typeof issue.input === 'string'
-          ? `${VARIANT}unknown variant \`${issue.input}\`, expected one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`
-          : 'a string',
-    }),
-    ignoreDefaultExcludes: bool(),
-    exclude: strings(),
-    set: stringMap(),
-    includeOnly: strings(),
-  },
-  expecting('struct EnvironmentPolicy'),
+const EnvPolicy = once(() =>
+  z.object(
+    {
+      inherit: z.enum(INHERIT, {
+        error: (issue) =>
+          typeof issue.input === 'string'
+            ? `${VARIANT}unknown variant \`${issue.input}\`, expected one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`
+            : 'a string',
+      }),
+      ignoreDefaultExcludes: bool(),
+      exclude: strings(),
+      set: stringMap(),
+      includeOnly: strings(),
+    },
+    expecting('struct EnvironmentPolicy'),
+  ),
 );
 
 /**
  * What Codex sends beside the process itself. Anything that asks for more
  * than this server does is refused by `unsupported-requests.ts`, never ignored.
  */
-const codexExtras = {
+const codexExtras = () => ({
   sandbox: z.unknown().optional(),
   metadata: z.unknown().optional(),
   enforceManagedNetwork: z.unknown().optional(),
@@ -80,148 +99,164 @@ const codexExtras = {
   networkProxy: z.unknown().optional(),
   shellSnapshot: z.unknown().optional(),
   credentialProviders: z.unknown().optional(),
-};
+});
 
-export const ProcessStartParams = z.object(
-  {
-    processId: str(),
-    argv: strings(),
-    cwd: directory(),
-    env: stringMap(),
-    tty: bool(),
-    pipeStdin: bool().optional(),
-    arg0: str().nullish(),
-    envPolicy: EnvPolicy.nullish(),
-    size: TerminalSize.nullish(),
-    ...codexExtras,
-  },
-  expecting('struct ExecParams'),
+export const ProcessStartParams = once(() =>
+  z.object(
+    {
+      processId: str(),
+      argv: strings(),
+      cwd: directory(),
+      env: stringMap(),
+      tty: bool(),
+      pipeStdin: bool().optional(),
+      arg0: str().nullish(),
+      envPolicy: EnvPolicy().nullish(),
+      size: TerminalSize().nullish(),
+      ...codexExtras(),
+    },
+    expecting('struct ExecParams'),
+  ),
 );
 
-export const ProcessReadParams = z.object(
-  {
-    processId: str(),
-    afterSeq: unsigned('u64').nullish(),
-    maxBytes: unsigned('usize').nullish(),
-    waitMs: unsigned('u64').nullish(),
-  },
-  expecting('struct ReadParams'),
+export const ProcessReadParams = once(() =>
+  z.object(
+    {
+      processId: str(),
+      afterSeq: unsigned('u64').nullish(),
+      maxBytes: unsigned('usize').nullish(),
+      waitMs: unsigned('u64').nullish(),
+    },
+    expecting('struct ReadParams'),
+  ),
 );
 
-export const ProcessWriteParams = z.object(
-  { processId: str(), chunk: str(), closeStdin: bool().nullish(), writeId: str().nullish() },
-  expecting('struct WriteParams'),
+export const ProcessWriteParams = once(() =>
+  z.object({ processId: str(), chunk: str(), closeStdin: bool().nullish(), writeId: str().nullish() }, expecting('struct WriteParams')),
 );
 
-export const ProcessIdParams = z.object({ processId: str() }, expecting('struct TerminateParams'));
+export const ProcessIdParams = once(() => z.object({ processId: str() }, expecting('struct TerminateParams')));
 
-export const ProcessResizeParams = z.object(
-  {
-    processId: str(),
-    rows: dimension(ErrorTexts.badResize),
-    cols: dimension(ErrorTexts.badResize),
-  },
-  expecting('struct ResizeParams'),
+export const ProcessResizeParams = once(() =>
+  z.object(
+    {
+      processId: str(),
+      rows: dimension(ErrorTexts.badResize),
+      cols: dimension(ErrorTexts.badResize),
+    },
+    expecting('struct ResizeParams'),
+  ),
 );
 
-export const ProcessSignalParams = z.object({ processId: str(), signal: str() }, expecting('struct SignalParams'));
+export const ProcessSignalParams = once(() => z.object({ processId: str(), signal: str() }, expecting('struct SignalParams')));
 
 /** Any params, `null` included: generation 2 sends `null`, generation 1 `{}`. */
-export const EnvironmentInfoParams = z.unknown();
+export const EnvironmentInfoParams = once(() => z.unknown());
 
-export const InitializedParams = z.object({});
+export const InitializedParams = once(() => z.object({}));
 
-export const FsPathParams = z.object({ path: absolutePath(), sandbox: noSandbox() }, expecting('struct FsPathParams'));
+export const FsPathParams = once(() => z.object({ path: absolutePath(), sandbox: noSandbox() }, expecting('struct FsPathParams')));
 
-export const FsWriteFileParams = z.object(
-  { path: absolutePath(), dataBase64: str(), sandbox: noSandbox() },
-  expecting('struct FsWriteFileParams'),
+export const FsWriteFileParams = once(() =>
+  z.object({ path: absolutePath(), dataBase64: str(), sandbox: noSandbox() }, expecting('struct FsWriteFileParams')),
 );
 
-export const FsCreateDirectoryParams = z.object(
-  { path: absolutePath(), recursive: bool().nullish(), sandbox: noSandbox() },
-  expecting('struct FsCreateDirectoryParams'),
+export const FsCreateDirectoryParams = once(() =>
+  z.object({ path: absolutePath(), recursive: bool().nullish(), sandbox: noSandbox() }, expecting('struct FsCreateDirectoryParams')),
 );
 
-export const FsRemoveParams = z.object(
-  { path: absolutePath(), recursive: bool().nullish(), force: bool().nullish(), sandbox: noSandbox() },
-  expecting('struct FsRemoveParams'),
+export const FsRemoveParams = once(() =>
+  z.object(
+    { path: absolutePath(), recursive: bool().nullish(), force: bool().nullish(), sandbox: noSandbox() },
+    expecting('struct FsRemoveParams'),
+  ),
 );
 
-export const FsCopyParams = z.object(
-  { sourcePath: absolutePath(), destinationPath: absolutePath(), recursive: bool(), sandbox: noSandbox() },
-  expecting('struct FsCopyParams'),
+export const FsCopyParams = once(() =>
+  z.object(
+    { sourcePath: absolutePath(), destinationPath: absolutePath(), recursive: bool(), sandbox: noSandbox() },
+    expecting('struct FsCopyParams'),
+  ),
 );
 
-const WalkOptions = z.object(
-  {
-    maxDepth: unsigned('usize'),
-    maxDirectories: unsigned('usize'),
-    maxEntries: unsigned('usize'),
-    followDirectorySymlinks: bool(),
-    pruneHiddenDirectories: bool().nullish(),
-  },
-  expecting('struct WalkOptions'),
+const WalkOptions = once(() =>
+  z.object(
+    {
+      maxDepth: unsigned('usize'),
+      maxDirectories: unsigned('usize'),
+      maxEntries: unsigned('usize'),
+      followDirectorySymlinks: bool(),
+      pruneHiddenDirectories: bool().nullish(),
+    },
+    expecting('struct WalkOptions'),
+  ),
 );
 
 /** Generation 2 (Codex 0.169); limits are checked by `server/fs/walk.ts`. */
-export const FsWalkParams = z.object(
-  { path: absolutePath(), options: WalkOptions, sandbox: noSandbox() },
-  expecting('struct WireFsWalkParams'),
+export const FsWalkParams = once(() =>
+  z.object({ path: absolutePath(), options: WalkOptions(), sandbox: noSandbox() }, expecting('struct WireFsWalkParams')),
 );
 
 const OPEN_MODES = ['read', 'replace'] as const;
 
 /** Generation 2: absent means read; an externally tagged enum, hence "string or map" for a wrong type. */
-const OpenMode = z.enum(OPEN_MODES, {
-  error: (issue) =>
-    typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`read\` or \`replace\`` : 'string or map',
-});
-
-export const FsOpenParams = z.object(
-  { handleId: str(), path: absolutePath(), mode: OpenMode.optional(), sandbox: noSandbox() },
-  expecting('struct WireFsOpenParams'),
+const OpenMode = once(() =>
+  z.enum(OPEN_MODES, {
+    error: (issue) =>
+      typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`read\` or \`replace\`` : 'string or map',
+  }),
 );
 
-export const FsReadBlockParams = z.object(
-  { handleId: str(), offset: unsigned('u64'), len: unsigned('u64') },
-  expecting('struct FsReadBlockParams'),
+export const FsOpenParams = once(() =>
+  z.object(
+    { handleId: str(), path: absolutePath(), mode: OpenMode().optional(), sandbox: noSandbox() },
+    expecting('struct WireFsOpenParams'),
+  ),
 );
 
-export const FsWriteBlockParams = z.object(
-  { handleId: str(), offset: unsigned('u64'), chunk: str() },
-  expecting('struct FsWriteBlockParams'),
+export const FsReadBlockParams = once(() =>
+  z.object({ handleId: str(), offset: unsigned('u64'), len: unsigned('u64') }, expecting('struct FsReadBlockParams')),
+);
+
+export const FsWriteBlockParams = once(() =>
+  z.object({ handleId: str(), offset: unsigned('u64'), chunk: str() }, expecting('struct FsWriteBlockParams')),
 );
 
 /** Generation 2: `present` is one path, not a list. */
-export const FsWatchMissingParams = z.object(
-  { watchId: unsigned('u64'), missing: z.array(absolutePath(), expecting('a sequence')), present: absolutePath().nullish() },
-  expecting('struct FsWatchMissingParams'),
+export const FsWatchMissingParams = once(() =>
+  z.object(
+    { watchId: unsigned('u64'), missing: z.array(absolutePath(), expecting('a sequence')), present: absolutePath().nullish() },
+    expecting('struct FsWatchMissingParams'),
+  ),
 );
 
-export const FsCloseParams = z.object({ handleId: str() }, expecting('struct FsCloseParams'));
+export const FsCloseParams = once(() => z.object({ handleId: str() }, expecting('struct FsCloseParams')));
 
 /** `valueEnvVar` (generation 2): the header's value continues with that variable of the server's environment. */
-const HttpHeader = z.object({ name: str(), value: str(), valueEnvVar: str().nullish() }, expecting('struct HttpHeader'));
+const HttpHeader = once(() => z.object({ name: str(), value: str(), valueEnvVar: str().nullish() }, expecting('struct HttpHeader')));
 
 const REDIRECT_POLICIES = ['follow', 'stop'] as const;
 
 /** Generation 2: an externally tagged enum, hence "string or map" for a value of the wrong type. */
-const RedirectPolicy = z.enum(REDIRECT_POLICIES, {
-  error: (issue) =>
-    typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`follow\` or \`stop\`` : 'string or map',
-});
+const RedirectPolicy = once(() =>
+  z.enum(REDIRECT_POLICIES, {
+    error: (issue) =>
+      typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`follow\` or \`stop\`` : 'string or map',
+  }),
+);
 
-export const HttpRequestParams = z.object(
-  {
-    method: str(),
-    url: str(),
-    requestId: str(),
-    headers: z.array(HttpHeader, expecting('a sequence')).nullish(),
-    bodyBase64: str().nullish(),
-    timeoutMs: unsigned('u64').nullish(),
-    streamResponse: bool().nullish(),
-    redirectPolicy: RedirectPolicy.optional(),
-  },
-  expecting('struct HttpRequestParams'),
+export const HttpRequestParams = once(() =>
+  z.object(
+    {
+      method: str(),
+      url: str(),
+      requestId: str(),
+      headers: z.array(HttpHeader(), expecting('a sequence')).nullish(),
+      bodyBase64: str().nullish(),
+      timeoutMs: unsigned('u64').nullish(),
+      streamResponse: bool().nullish(),
+      redirectPolicy: RedirectPolicy().optional(),
+    },
+    expecting('struct HttpRequestParams'),
+  ),
 );

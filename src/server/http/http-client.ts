@@ -14,7 +14,7 @@ import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
 import { validateRequest } from './validate-request.js';
 
-type Params = z.output<typeof S.HttpRequestParams>;
+type Params = z.output<ReturnType<typeof S.HttpRequestParams>>;
 
 const MAX_REDIRECTIONS = 10;
 

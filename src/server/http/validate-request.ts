@@ -7,7 +7,7 @@ import type { Base64Decoder } from '../../protocol/base64.js';
 import { Errors } from '../../protocol/errors.js';
 import type * as S from '../../protocol/schemas.js';
 
-type Params = z.output<typeof S.HttpRequestParams>;
+type Params = z.output<ReturnType<typeof S.HttpRequestParams>>;
 
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -27,9 +27,9 @@ export const RETENTION_AFTER_CLOSE_MS = 30_000;
 const PIPE_CLOSE_GRACE_MS = 2000;
 const DEFAULT_SIZE = { rows: 24, cols: 80 };
 
-type StartParams = z.output<typeof S.ProcessStartParams>;
-type ReadParams = z.output<typeof S.ProcessReadParams>;
-type WriteParams = z.output<typeof S.ProcessWriteParams>;
+type StartParams = z.output<ReturnType<typeof S.ProcessStartParams>>;
+type ReadParams = z.output<ReturnType<typeof S.ProcessReadParams>>;
+type WriteParams = z.output<ReturnType<typeof S.ProcessWriteParams>>;
 
 /** `sandboxType` in a generation-2 start result: Codex's name for a Linux sandbox, or none. */
 export type SandboxType = 'none' | 'linuxSeccomp';

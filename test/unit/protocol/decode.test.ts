@@ -22,9 +22,9 @@ function failure(run: () => unknown, code: number = ErrorCode.InvalidParams): st
   throw new Error('expected decodeParams to throw');
 }
 
-const read = (params: unknown) => failure(() => decodeParams(ProcessReadParams, params, 'ReadParams'));
+const read = (params: unknown) => failure(() => decodeParams(ProcessReadParams(), params, 'ReadParams'));
 const START = { processId: 'p', argv: ['sh'], cwd: '/', env: {}, tty: false };
-const start = (extra: Record<string, unknown>) => failure(() => decodeParams(ProcessStartParams, { ...START, ...extra }, 'ExecParams'));
+const start = (extra: Record<string, unknown>) => failure(() => decodeParams(ProcessStartParams(), { ...START, ...extra }, 'ExecParams'));
 
 describe('describeValue', () => {
   it.each([
@@ -59,14 +59,14 @@ describe('describeValue', () => {
 
 describe('decodeParams: success', () => {
   it('returns the parsed params, dropping unknown members', () => {
-    expect(decodeParams(ProcessReadParams, { processId: 'p', afterSeq: 3, extra: { x: 1 } }, 'ReadParams')).toEqual({
+    expect(decodeParams(ProcessReadParams(), { processId: 'p', afterSeq: 3, extra: { x: 1 } }, 'ReadParams')).toEqual({
       processId: 'p',
       afterSeq: 3,
     });
   });
 
   it('accepts null for optional members', () => {
-    expect(decodeParams(ProcessReadParams, { processId: 'p', afterSeq: null, maxBytes: null, waitMs: null }, 'ReadParams')).toEqual({
+    expect(decodeParams(ProcessReadParams(), { processId: 'p', afterSeq: null, maxBytes: null, waitMs: null }, 'ReadParams')).toEqual({
       processId: 'p',
       afterSeq: null,
       maxBytes: null,
@@ -77,7 +77,7 @@ describe('decodeParams: success', () => {
   it('accepts any string processId and any non-negative safe integer for u64 members', () => {
     fc.assert(
       fc.property(fc.string(), fc.nat({ max: Number.MAX_SAFE_INTEGER }), (processId, n) => {
-        expect(decodeParams(ProcessReadParams, { processId, afterSeq: n, maxBytes: n, waitMs: n }, 'ReadParams')).toEqual({
+        expect(decodeParams(ProcessReadParams(), { processId, afterSeq: n, maxBytes: n, waitMs: n }, 'ReadParams')).toEqual({
           processId,
           afterSeq: n,
           maxBytes: n,
@@ -88,8 +88,10 @@ describe('decodeParams: success', () => {
   });
 
   it('turns absolute paths and file URIs into client paths', () => {
-    expect(decodeParams(FsPathParams, { path: '/tmp/x' }, 'FsPathParams')).toEqual({ path: { native: '/tmp/x', uri: false } });
-    expect(decodeParams(FsPathParams, { path: 'file:///tmp/a%20b' }, 'FsPathParams')).toEqual({ path: { native: '/tmp/a b', uri: true } });
+    expect(decodeParams(FsPathParams(), { path: '/tmp/x' }, 'FsPathParams')).toEqual({ path: { native: '/tmp/x', uri: false } });
+    expect(decodeParams(FsPathParams(), { path: 'file:///tmp/a%20b' }, 'FsPathParams')).toEqual({
+      path: { native: '/tmp/a b', uri: true },
+    });
   });
 });
 
@@ -106,7 +108,7 @@ describe('decodeParams: the struct itself', () => {
   });
 
   it('names the struct it was given', () => {
-    expect(failure(() => decodeParams(FsPathParams, null, 'Anything'))).toBe('invalid type: null, expected struct Anything');
+    expect(failure(() => decodeParams(FsPathParams(), null, 'Anything'))).toBe('invalid type: null, expected struct Anything');
   });
 });
 
@@ -114,7 +116,7 @@ describe('decodeParams: fields', () => {
   it('reports a missing field by name', () => {
     expect(read({})).toBe('missing field `processId`');
     expect(read({ afterSeq: 1 })).toBe('missing field `processId`');
-    expect(failure(() => decodeParams(FsPathParams, {}, 'FsPathParams'))).toBe('missing field `path`');
+    expect(failure(() => decodeParams(FsPathParams(), {}, 'FsPathParams'))).toBe('missing field `path`');
   });
 
   it('reports wrong types with serde wording', () => {
@@ -152,16 +154,16 @@ describe('decodeParams: fields', () => {
     expect(start({ envPolicy: 5 })).toBe('envPolicy: invalid type: integer `5`, expected struct EnvironmentPolicy');
     expect(start({ envPolicy: { inherit: 5 } })).toBe('envPolicy.inherit: invalid type: integer `5`, expected a string');
     const request = { method: 'GET', url: 'http://x', requestId: 'r', headers: [{ name: 'a' }] };
-    expect(failure(() => decodeParams(HttpRequestParams, request, 'HttpRequestParams'))).toBe('headers.0: missing field `value`');
+    expect(failure(() => decodeParams(HttpRequestParams(), request, 'HttpRequestParams'))).toBe('headers.0: missing field `value`');
   });
 
   it('passes complete sentences through unchanged', () => {
     expect(start({ envPolicy: { inherit: 'x' } })).toBe('envPolicy.inherit: unknown variant `x`, expected one of `core`, `all`, `none`');
     expect(start({ size: { rows: 0, cols: 1 } })).toBe('size.rows and size.cols must be integers between 1 and 65535');
-    expect(failure(() => decodeParams(ProcessResizeParams, { processId: 'p', rows: 1.5, cols: 2 }, 'ResizeParams'))).toBe(
+    expect(failure(() => decodeParams(ProcessResizeParams(), { processId: 'p', rows: 1.5, cols: 2 }, 'ResizeParams'))).toBe(
       'rows and cols must be integers between 1 and 65535',
     );
-    expect(failure(() => decodeParams(FsPathParams, { path: 'relative/x' }, 'FsPathParams'))).toBe(
+    expect(failure(() => decodeParams(FsPathParams(), { path: 'relative/x' }, 'FsPathParams'))).toBe(
       'AbsolutePathBuf deserialized without a base path',
     );
   });
@@ -171,7 +173,7 @@ describe('decodeParams: fields', () => {
   });
 
   it('lets a file URI with a host through as the reference does: −32600', () => {
-    expect(failure(() => decodeParams(FsPathParams, { path: 'file://host/x' }, 'FsPathParams'), ErrorCode.InvalidRequest)).toMatch(
+    expect(failure(() => decodeParams(FsPathParams(), { path: 'file://host/x' }, 'FsPathParams'), ErrorCode.InvalidRequest)).toMatch(
       /^'file:\/\/host\/x' is invalid on '/,
     );
   });
@@ -179,7 +181,7 @@ describe('decodeParams: fields', () => {
   it('serializes the thrown error as code and message only', () => {
     let thrown: unknown;
     try {
-      decodeParams(ProcessReadParams, {}, 'ReadParams');
+      decodeParams(ProcessReadParams(), {}, 'ReadParams');
     } catch (error) {
       thrown = error;
     }
@@ -191,7 +193,7 @@ describe('decodeParams: fields', () => {
       fc.property(fc.jsonValue(), (params) => {
         let parsed: unknown;
         try {
-          parsed = decodeParams(ProcessReadParams, params, 'ReadParams');
+          parsed = decodeParams(ProcessReadParams(), params, 'ReadParams');
         } catch (error) {
           expect(error).toBeInstanceOf(ProtocolError);
           expect((error as ProtocolError).code).toBe(-32602);
