@@ -4,6 +4,7 @@
  * what src/index.ts exports, and works: a client spawns the shipped CLI and
  * runs a command. Skipped when dist/ has not been built.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,5 +23,21 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
     } finally {
       await client.close();
     }
+  });
+
+  it('loads the builtins a caller may never need only on first use (scripts/bundle-facades.mjs)', () => {
+    // In a fresh process: which of these did importing the package load, and which did a spawn and a run?
+    const script = `
+      const loaded = () => ['child_process', 'crypto', 'net', 'fs/promises'].filter((name) => process.moduleLoadList.includes('NativeModule ' + name));
+      const lib = await import(${JSON.stringify(entry)});
+      const afterImport = loaded();
+      const client = await lib.ExecServerClient.spawn();
+      await client.run(['true']);
+      await client.close();
+      console.log(JSON.stringify({ afterImport, afterRun: loaded() }));`;
+    const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const { afterImport, afterRun } = JSON.parse(printed) as { afterImport: string[]; afterRun: string[] };
+    expect(afterImport).toEqual([]);
+    expect(afterRun).toEqual(expect.arrayContaining(['child_process', 'crypto', 'net']));
   });
 });

@@ -9,13 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { decodeBase64, type Base64Result } from './base64.js';
 
 export class PayloadStash {
-  private readonly secret = `\u0000decoded-payload:${randomBytes(16).toString('hex')}:`;
+  /** Made at the first stash: a session that never stashes does not load node:crypto for it. */
+  private secretText: string | undefined;
   private readonly payloads = new Map<string, Buffer>();
   private next = 0;
 
   /** Keeps `bytes` (valid, already decoded base64) and returns the token that stands for them. */
   stash(bytes: Buffer): string {
-    const token = `${this.secret}${this.next++}`;
+    this.secretText ??= `\u0000decoded-payload:${randomBytes(16).toString('hex')}:`;
+    const token = `${this.secretText}${this.next++}`;
     this.payloads.set(token, bytes);
     return token;
   }
@@ -30,7 +32,7 @@ export class PayloadStash {
   release(params: unknown): void {
     if (this.payloads.size === 0 || params === null || typeof params !== 'object') return;
     for (const value of Object.values(params)) {
-      if (typeof value === 'string' && value.startsWith(this.secret)) this.payloads.delete(value);
+      if (typeof value === 'string' && value.startsWith(this.secretText!)) this.payloads.delete(value);
     }
   }
 
@@ -40,7 +42,7 @@ export class PayloadStash {
   }
 
   private claim(text: string): Buffer | undefined {
-    if (text.charCodeAt(0) !== 0 || !text.startsWith(this.secret)) return undefined;
+    if (this.secretText === undefined || text.charCodeAt(0) !== 0 || !text.startsWith(this.secretText)) return undefined;
     const bytes = this.payloads.get(text);
     this.payloads.delete(text);
     return bytes;

@@ -7,12 +7,12 @@
  * connection that initializes with its id gets it back. When the window
  * passes, its processes are killed as at the end of input.
  */
-import { randomUUID } from 'node:crypto';
 import { Errors } from '../protocol/errors.js';
 import type { Generation } from './client-generation.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessEventSink } from './process/managed-process.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
+import { randomUuid } from './random-uuid.js';
 import { SessionProcesses } from './session-processes.js';
 
 export const DEFAULT_DETACHED_TTL_MS = 30_000;
@@ -66,7 +66,7 @@ export class SessionRegistry {
    */
   attach(resumeSessionId: string | undefined, sink: ProcessEventSink): Attached {
     if (resumeSessionId === undefined) {
-      const sessionId = randomUUID();
+      const sessionId = randomUuid();
       const processes = new SessionProcesses(this.options.processes);
       processes.attach(sink);
       this.entries.set(sessionId, { processes });

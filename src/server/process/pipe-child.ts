@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killSession, signalChild } from './kill.js';
@@ -81,9 +81,9 @@ function stdioList(pipes: StdioPipes): OpenedPipe[] {
 
 function socketsFor(pipes: StdioPipes): Streams {
   return {
-    stdin: pipes.stdin && new Socket({ fd: pipes.stdin.ours, readable: false, writable: true }),
-    stdout: new Socket({ fd: pipes.stdout.ours, readable: true, writable: false }),
-    stderr: new Socket({ fd: pipes.stderr.ours, readable: true, writable: false }),
+    stdin: pipes.stdin && new net.Socket({ fd: pipes.stdin.ours, readable: false, writable: true }),
+    stdout: new net.Socket({ fd: pipes.stdout.ours, readable: true, writable: false }),
+    stderr: new net.Socket({ fd: pipes.stderr.ours, readable: true, writable: false }),
   };
 }
 
