@@ -4,7 +4,7 @@
  * `fs/close`. A few blocks are in flight at once, and no more: memory stays
  * bounded and backpressure reaches the server.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../protocol/random-ids.js';
 import { Readable, Writable } from 'node:stream';
 import { Base64Payload, bytesOf } from '../protocol/base64-payload.js';
 import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
@@ -138,5 +138,5 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
 
 /** 32 hex digits: as long as a handle id may be (Codex 0.169 refuses longer ones). */
 function newHandleId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }

@@ -2,7 +2,7 @@
  * Streamed HTTP bodies on the client side: `http/request/bodyDelta`
  * notifications routed to the response whose body they continue.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../protocol/random-ids.js';
 import type { HttpBodyDeltaNotification, HttpHeader } from '../protocol/types.js';
 import { ClientErrors } from './errors.js';
 import { EventQueue } from './event-queue.js';
@@ -65,7 +65,7 @@ export function httpParams(options: HttpRequestOptions, streamResponse: boolean)
   return {
     method: options.method,
     url: options.url,
-    requestId: options.requestId ?? randomUUID(),
+    requestId: options.requestId ?? randomUuid(),
     headers: options.headers ?? [],
     bodyBase64: options.body === undefined ? null : Buffer.from(options.body).toString('base64'),
     timeoutMs: options.timeoutMs ?? null,

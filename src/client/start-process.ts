@@ -1,5 +1,5 @@
 /** `process/start` on the client side: the session is registered before the request, since notifications may precede the answer. */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../protocol/random-ids.js';
 import { Errors } from '../protocol/errors.js';
 import type { ParamsOf } from '../protocol/methods.js';
 import { ClientErrors } from './errors.js';
@@ -15,7 +15,7 @@ export interface StartContext {
 }
 
 export async function startProcess({ sessions, backend, generation, send }: StartContext, options: StartOptions): Promise<ProcessSession> {
-  const processId = options.processId ?? randomUUID();
+  const processId = options.processId ?? randomUuid();
   if (sessions.has(processId)) throw ClientErrors.fromServer(Errors.processExists(processId));
   const session = new ProcessSession(processId, options.tty ?? false, backend, options.bufferEvents ?? true);
   const forget = () => {

@@ -5,18 +5,18 @@
  * handler's `decodeBase64` hands them over when it meets the token. A token
  * starts with NUL and carries a random secret, so no client can forge one.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './random-ids.js';
 import { decodeBase64, type Base64Result } from './base64.js';
 
 export class PayloadStash {
-  /** Made at the first stash: a session that never stashes does not load node:crypto for it. */
+  /** Made at the first stash: a session that never stashes reads no random bytes for it. */
   private secretText: string | undefined;
   private readonly payloads = new Map<string, Buffer>();
   private next = 0;
 
   /** Keeps `bytes` (valid, already decoded base64) and returns the token that stands for them. */
   stash(bytes: Buffer): string {
-    this.secretText ??= `\u0000decoded-payload:${randomBytes(16).toString('hex')}:`;
+    this.secretText ??= `\u0000decoded-payload:${randomHex(16)}:`;
     const token = `${this.secretText}${this.next++}`;
     this.payloads.set(token, bytes);
     return token;

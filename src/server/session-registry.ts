@@ -12,7 +12,7 @@ import type { Generation } from './client-generation.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessEventSink } from './process/managed-process.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
-import { randomUuid } from './random-uuid.js';
+import { randomUuid } from '../protocol/random-ids.js';
 import { SessionProcesses } from './session-processes.js';
 
 export const DEFAULT_DETACHED_TTL_MS = 30_000;

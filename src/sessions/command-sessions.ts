@@ -4,7 +4,7 @@
  * input. Works over any `Executor`, so the same code drives this machine or
  * a remote exec-server.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../protocol/random-ids.js';
 import type { Executor, ProcessEvent } from '../executor/executor.js';
 import { SessionOutput } from './session-output.js';
 import { HeadTail } from './head-tail.js';
@@ -98,7 +98,7 @@ export class CommandSessions {
 
   private async open(argv: string[]): Promise<[number, Session]> {
     if (argv.length === 0) throw new CommandSessionError('missingCommandLine', 'missing command line');
-    const session: Session = { processId: randomUUID(), output: new SessionOutput(OUTPUT_MAX_BYTES), closed: false };
+    const session: Session = { processId: randomUuid(), output: new SessionOutput(OUTPUT_MAX_BYTES), closed: false };
     // Registered first: output may arrive before start() resolves.
     this.byProcess.set(session.processId, session);
     try {

@@ -14,9 +14,9 @@
  * goes the ordinary way, which also gives the exact error texts.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
 import { lastSymbolError } from '../protocol/base64.js';
 import { Base64Payload } from '../protocol/base64-payload.js';
+import { randomHex } from '../protocol/random-ids.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 
 /** Lines from this size on try this path. */
@@ -82,7 +82,7 @@ function parseAround(pieces: Buffer[], holderOf: HolderOf): Found | undefined {
     if (end < 0 || end - start < LARGE_LINE_BYTES / 2) continue;
     // The value's place holds a fresh marker: the parsed message must have it
     // exactly where `holderOf` says, not nested deeper, elsewhere, or under a duplicate key.
-    const marker = `\u0000large-value-${randomBytes(8).toString('hex')}`;
+    const marker = `\u0000large-value-${randomHex(8)}`;
     const message = parseWithout(line, start, end, marker);
     const holder = message && holderOf(message, name);
     if (holder?.[name] !== marker) return undefined;

@@ -4,11 +4,11 @@
  * before the marker are output, bytes that could begin a split marker are
  * held until the next read says whether they do.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../protocol/random-ids.js';
 
 /** A marker no program will print by chance: BEL, a random token, BEL. */
 export function newDrainMarker(): Buffer {
-  return Buffer.from(`\u0007exec-server-drain-${randomBytes(12).toString('hex')}\u0007`);
+  return Buffer.from(`\u0007exec-server-drain-${randomHex(12)}\u0007`);
 }
 
 export class MarkerSearch {

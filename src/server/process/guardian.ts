@@ -15,12 +15,12 @@
  * process, which cost a quarter of a millisecond per spawn here.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { perlExec } from './perl.js';
+import { randomUuid } from '../../protocol/random-ids.js';
 
 const SCRIPT = `
 trap '' HUP INT TERM PIPE
@@ -62,7 +62,7 @@ export class Guardian {
   ensure(closeFds: number[] = []): void {
     if (this.started) return;
     this.started = true;
-    const file = path.join(os.tmpdir(), `exec-server-guardian-${process.pid}-${randomUUID()}`);
+    const file = path.join(os.tmpdir(), `exec-server-guardian-${process.pid}-${randomUuid()}`);
     try {
       this.registry = fs.openSync(file, 'wx+', 0o600);
       const viaPerl = closeFds.length > 0 ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], closeFds) : undefined;
