@@ -41,6 +41,10 @@ const bundleOf = (name, entry, outdir) =>
 
 // The server, which the CLI (scripts/cli-main.cjs, installed as dist/cli/main.js) runs.
 await bundleOf('server', 'src/cli/main.ts', 'dist/cli');
+// The entry's `#!` line, kept by esbuild, becomes a comment of the same line (the source map still
+// fits), so that loading the bundle does not copy it to drop that line.
+const serverBundle = fs.readFileSync('dist/cli/server.cjs', 'utf8');
+if (serverBundle.startsWith('#!')) fs.writeFileSync('dist/cli/server.cjs', `//${serverBundle.slice(2)}`);
 // dist/cli holds only the CLI's entry and the bundle, both CommonJS (tsc's ES modules of src/cli are
 // in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
 for (const name of fs.readdirSync('dist/cli')) if (!name.startsWith('server.cjs')) fs.rmSync(`dist/cli/${name}`);

@@ -17,8 +17,9 @@ function loadCached(file) {
   } catch {
     // no cache yet
   }
-  // The bundle keeps the source's `#!` line, which is not JavaScript inside a function.
-  const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, '');
+  // A `#!` line is not JavaScript inside a function (bundle.mjs turns the bundle's into a comment).
+  const text = fs.readFileSync(file, 'utf8');
+  const source = text.startsWith('#!') ? `//${text.slice(2)}` : text;
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) {
     // Written once the functions that ran are compiled too; a read-only install just goes without.
