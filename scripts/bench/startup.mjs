@@ -25,11 +25,21 @@ function timeProcess(file, args) {
   });
 }
 
+/**
+ * `command` as a program and its arguments: split at spaces when it holds no
+ * shell syntax, so that the time holds no shell's start (bare Node is
+ * spawned directly too); otherwise through `sh -c`.
+ */
+function argvOf(command) {
+  return /["'`$\\|&;<>(){}*?~]/.test(command) ? ['/bin/sh', '-c', `exec ${command}`] : command.trim().split(/\s+/);
+}
+
 /** ms from spawning `command` until its answer to `initialize` (then it is closed). */
 function timeInitialize(command) {
+  const [file, ...args] = argvOf(command);
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', `exec ${command}`], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'] });
     let answered = false;
     child.on('error', reject);
     child.stdout.on('data', (bytes) => {
@@ -50,7 +60,7 @@ const result = await client.run(['true']);
 await client.close();
 if (result.exitCode !== 0) process.exit(1);`;
 
-export async function startup(ours, peer, rounds = 9) {
+export async function startup(ours, peer, rounds = 21) {
   const contestants = {
     bareNode: () => timeProcess(process.execPath, ['-e', '0']),
     serverInitialize: () => timeInitialize(ours),
