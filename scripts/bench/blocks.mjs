@@ -71,14 +71,14 @@ async function windowed(count, request, take) {
   }
 }
 
-/** The blocks as received; hashed after the clock stops, so the figure is the transfer's. */
+/** The blocks as received (base64); decoded and hashed after the clock stops, so the figure is the transfer's. */
 async function readThrough(driver, file, bytes) {
   const parts = [];
   await driver.request('fs/open', { handleId: 'r', path: pathToFileURL(file).href, mode: 'read' });
   await windowed(
     Math.ceil(bytes / BLOCK),
     (index) => driver.request('fs/readBlock', { handleId: 'r', offset: index * BLOCK, len: BLOCK }),
-    (answer) => parts.push(answer.chunkBytes ?? Buffer.from(answer.chunk, 'base64')),
+    (answer) => parts.push(answer.chunkBase64 ?? Buffer.from(answer.chunk, 'latin1')),
   );
   await driver.request('fs/close', { handleId: 'r' });
   return parts;
@@ -108,9 +108,9 @@ async function writeThrough(driver, file, source) {
   fs.closeSync(fd);
 }
 
-function digest(parts) {
+function digest(base64Parts) {
   const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
+  for (const part of base64Parts) hash.update(Buffer.from(part.toString('latin1'), 'base64'));
   return hash.digest('hex');
 }
 
