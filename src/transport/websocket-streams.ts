@@ -24,12 +24,20 @@ const CLOSE_UNSUPPORTED_DATA = 1003;
  */
 export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => void): WebSocketStreams {
   const input = new PassThrough();
-  let pending = '';
+  // The start of a line written in slices (a streamed payload): kept as the slices, joined once
+  // when its newline comes, so that each slice is looked at once.
+  let pending: string[] = [];
   const output = new Writable({
     decodeStrings: false,
     write(chunk: Buffer | string, _encoding, callback) {
-      const lines = (pending + chunk.toString()).split('\n');
-      pending = lines.pop()!;
+      const text = chunk.toString();
+      const lines = text.split('\n');
+      const rest = lines.pop()!;
+      if (lines.length > 0) {
+        lines[0] = pending.join('') + lines[0];
+        pending = [];
+      }
+      if (rest.length > 0) pending.push(rest);
       // A socket that is closing takes nothing more, and 'close' is on its way: what the peer can no
       // longer get is dropped without an error, so that the server hears of the drop from 'close'
       // (and keeps the session for a resume) rather than from a failed write (which ends it).
