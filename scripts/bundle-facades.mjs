@@ -9,59 +9,75 @@
  *   used, not when the bundle starts: the facade exports a function per
  *   function of the module, and a proxy as its default export.
  *
- * The facades are made at build time from the modules themselves. An eager
- * facade exports the values the module has at start-up; a lazy facade
- * exports its lowercase functions (classes and constants through the
- * default export).
+ * The facades are made at build time from the modules as a fresh Node
+ * shows them. An eager facade exports a builtin's functions (other values
+ * through its default export); a lazy facade exports its lowercase
+ * functions (classes and constants through the default export, a proxy).
  */
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 
-const require = createRequire(import.meta.url);
 const NAMESPACE = 'facade';
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const RESERVED = new Set(['default', 'delete', 'new', 'function', 'class', 'enum', 'export', 'import', 'super', 'this']);
 
-function exportable(module) {
-  return Object.keys(module).filter((key) => IDENTIFIER.test(key) && !RESERVED.has(key));
+/**
+ * What each export of `specifier` is, seen in a fresh Node (this process may
+ * have touched a builtin's lazy getters, which then read as plain values):
+ * `[name, 'function' | 'value', accessor]`.
+ */
+function shapeOf(specifier) {
+  const script = `const m = require(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m).map((k) => {
+    const accessor = Boolean(Object.getOwnPropertyDescriptor(m, k).get);
+    return [k, typeof m[k] === 'function' ? 'function' : 'value', accessor];
+  })))`;
+  const shape = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+  return shape.filter(([key]) => IDENTIFIER.test(key) && !RESERVED.has(key));
 }
 
+/** Value exports of builtins read at start-up all the same: plain data in every Node (`fs.constants`). */
+const PLAIN_VALUES = new Set(['constants']);
+
+const wrapper = (key) => `export function ${key}(...args) { return load().${key}(...args); }`;
+
 /**
- * A builtin's accessors are lazy getters (`fs.promises` loads `fs/promises`): a
- * function among them is exported as a wrapper, others only through the
- * default export. A package's accessors (TypeScript's re-exports) are read
- * at start-up like its values.
+ * A builtin's facade reads nothing at start-up but its functions: a value
+ * export (a constant, or a getter such as `fs.promises` that loads a module,
+ * or `fs.F_OK`, which newer Nodes deprecate on read) is reached through the
+ * default export only, and a function behind a getter through a wrapper. A
+ * package's exports (TypeScript's re-exports, cheap getters) are all read.
  */
 function eagerFacade(specifier) {
-  const module = require(specifier);
+  const shape = shapeOf(specifier);
   const builtin = specifier.startsWith('node:');
-  const isAccessor = (key) => Boolean(Object.getOwnPropertyDescriptor(module, key)?.get);
-  const keys = exportable(module);
-  const values = keys.filter((key) => !builtin || !isAccessor(key));
-  const wrapped = keys.filter((key) => builtin && isAccessor(key) && /^[a-z]/.test(key) && typeof module[key] === 'function');
+  const read = ([key, type, accessor]) => !builtin || (!accessor && (type === 'function' || PLAIN_VALUES.has(key)));
+  const values = shape.filter(read).map(([key]) => key);
+  const wrapped = shape.filter(([key, type, accessor]) => builtin && type === 'function' && accessor && /^[a-z]/.test(key));
   return [
     `const real = require(${JSON.stringify(specifier)});`,
+    'const load = () => real;',
     'export default real;',
     values.length > 0 ? `export const { ${values.join(', ')} } = real;` : '',
-    ...wrapped.map((key) => `export function ${key}(...args) { return real.${key}(...args); }`),
+    ...wrapped.map(([key]) => wrapper(key)),
   ].join('\n');
 }
 
 function lazyFacade(specifier) {
-  const module = require(specifier);
-  const keys = exportable(module);
-  const functions = keys.filter((key) => /^[a-z]/.test(key) && typeof module[key] === 'function');
+  const shape = shapeOf(specifier);
+  const keys = shape.map(([key]) => key);
+  const functions = shape.filter(([key, type]) => type === 'function' && /^[a-z]/.test(key)).map(([key]) => key);
   return [
     'let real;',
     `const load = () => (real ??= require(${JSON.stringify(specifier)}));`,
     `const keys = ${JSON.stringify(keys)};`,
     'export default new Proxy({}, {',
     '  get: (_, key) => load()[key],',
+    '  set: (_, key, value) => Reflect.set(load(), key, value),',
     '  has: (_, key) => key in load(),',
     // Listing the keys does not load the module (esbuild's helpers list them).
     '  ownKeys: () => keys,',
     '  getOwnPropertyDescriptor: (_, key) => (keys.includes(key) ? { configurable: true, enumerable: true, get: () => load()[key] } : undefined),',
     '});',
-    ...functions.map((key) => `export function ${key}(...args) { return load().${key}(...args); }`),
+    ...functions.map(wrapper),
   ].join('\n');
 }
 

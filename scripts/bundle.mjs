@@ -45,6 +45,7 @@ await bundleOf('server', 'src/cli/main.ts', 'dist/cli');
 // fits), so that loading the bundle does not copy it to drop that line.
 const serverBundle = fs.readFileSync('dist/cli/server.cjs', 'utf8');
 if (serverBundle.startsWith('#!')) fs.writeFileSync('dist/cli/server.cjs', `//${serverBundle.slice(2)}`);
+fs.chmodSync('dist/cli/server.cjs', 0o644); // run by dist/cli/main.js, not on its own
 // dist/cli holds only the CLI's entry and the bundle, both CommonJS (tsc's ES modules of src/cli are
 // in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
 for (const name of fs.readdirSync('dist/cli')) if (!name.startsWith('server.cjs')) fs.rmSync(`dist/cli/${name}`);

@@ -39,7 +39,9 @@ function parseLargeAnswer(line) {
   const start = key + CHUNK_KEY.length;
   const end = line.indexOf(QUOTE, start);
   const message = JSON.parse(line.toString('utf8', 0, start) + line.toString('utf8', end));
-  if (message.result) message.result.chunkBase64 = line.subarray(start, end);
+  // Only an answer's chunk is kept aside; a notification is parsed whole.
+  if (message.result === undefined) return JSON.parse(line.toString('utf8'));
+  message.result.chunkBase64 = line.subarray(start, end);
   return message;
 }
 

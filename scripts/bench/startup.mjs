@@ -31,7 +31,7 @@ function timeProcess(file, args) {
  * spawned directly too); otherwise through `sh -c`.
  */
 function argvOf(command) {
-  return /["'`$\\|&;<>(){}*?~]/.test(command) ? ['/bin/sh', '-c', `exec ${command}`] : command.trim().split(/\s+/);
+  return /["'`$\\|&;<>(){}*?~=]/.test(command) ? ['/bin/sh', '-c', `exec ${command}`] : command.trim().split(/\s+/);
 }
 
 /** ms from spawning `command` until its answer to `initialize` (then it is closed). */

@@ -35,8 +35,8 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
   }
 
   protected async call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
-    const session = this.opened();
     try {
+      const session = this.opened();
       return (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
     } catch (error) {
       throw ClientErrors.fromServer(error as ProtocolError);

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 
 /** `length` random bytes. */
-export function randomBytesOf(length: number): Buffer {
+function randomBytesOf(length: number): Buffer {
   const bytes = Buffer.alloc(length);
   try {
     const fd = openSync('/dev/urandom', 'r');
