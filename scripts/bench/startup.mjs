@@ -1,6 +1,7 @@
 /**
  * The `startup` workload: how long a fresh process takes, as multiples of a
- * bare `node -e 0` measured alternately in the same run (medians):
+ * bare `node -e 0` measured alternately in the same run (medians of each
+ * round's ratio):
  * - spawning the server until it answers `initialize`;
  * - `import('exec-server')` in a fresh Node process;
  * - a fresh Node process that imports the package, spawns the server, runs
@@ -74,7 +75,9 @@ export async function startup(ours, peer, rounds = 21) {
     for (const [name, measure] of Object.entries(contestants)) samples[name].push(await measure());
   }
   const medians = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
-  const ratio = (name) => medians[name] / medians.bareNode;
+  // The median of each round's ratio: bare Node ran just before in the same round, so a machine
+  // whose speed drifts during the run moves both alike.
+  const ratio = (name) => median(samples[name].map((value, round) => value / samples.bareNode[round]));
   return {
     ...medians,
     serverInitializeX: ratio('serverInitialize'),
