@@ -199,13 +199,15 @@ export const FsWalkParams = once(() =>
 
 const OPEN_MODES = ['read', 'replace'] as const;
 
-/** Generation 2: absent means read; an externally tagged enum, hence "string or map" for a wrong type. */
-const OpenMode = once(() =>
-  z.enum(OPEN_MODES, {
+/** Generation 2's externally tagged enums: serde says "string or map" for a value of the wrong type. */
+const taggedEnum = <const Values extends readonly [string, ...string[]]>(values: Values, expected: string) =>
+  z.enum(values, {
     error: (issue) =>
-      typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`read\` or \`replace\`` : 'string or map',
-  }),
-);
+      typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected ${expected}` : 'string or map',
+  });
+
+/** Generation 2: absent means read. */
+const OpenMode = once(() => taggedEnum(OPEN_MODES, '`read` or `replace`'));
 
 export const FsOpenParams = once(() =>
   z.object(
@@ -237,13 +239,8 @@ const HttpHeader = once(() => z.object({ name: str(), value: str(), valueEnvVar:
 
 const REDIRECT_POLICIES = ['follow', 'stop'] as const;
 
-/** Generation 2: an externally tagged enum, hence "string or map" for a value of the wrong type. */
-const RedirectPolicy = once(() =>
-  z.enum(REDIRECT_POLICIES, {
-    error: (issue) =>
-      typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected \`follow\` or \`stop\`` : 'string or map',
-  }),
-);
+/** Generation 2. */
+const RedirectPolicy = once(() => taggedEnum(REDIRECT_POLICIES, '`follow` or `stop`'));
 
 export const HttpRequestParams = once(() =>
   z.object(
