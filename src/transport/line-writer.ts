@@ -27,8 +27,9 @@ type Json = Record<string, unknown>;
 const PAUSE_BYTES = 1024 * 1024;
 const RESUME_BYTES = 256 * 1024;
 
-/** Where a message may carry a `Base64Payload`: an answer's result, or a request's params. */
+/** Where a message may carry a `Base64Payload`: an answer's result, or a request's params (not a notification's). */
 function payloadHolder(value: Json): 'result' | 'params' | undefined {
+  if ('method' in value && value.id === undefined) return undefined;
   const holder = 'method' in value ? 'params' : 'result';
   const members = value[holder];
   return members !== null && typeof members === 'object' ? holder : undefined;
