@@ -6,15 +6,14 @@
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
 import { Errors, ErrorTexts } from '../../protocol/errors.js';
+import type { DecodedParamsOf } from '../../protocol/methods.js';
 import { Notification } from '../../protocol/notifications.js';
-import type * as S from '../../protocol/schemas.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
 import { validateRequest } from './validate-request.js';
 
-type Params = z.output<ReturnType<typeof S.HttpRequestParams>>;
+type Params = DecodedParamsOf<'http/request'>;
 
 const MAX_REDIRECTIONS = 10;
 

@@ -2,12 +2,11 @@
  * Checks an `http/request` before anything goes on the network, with the
  * reference's −32602 texts (§5).
  */
-import type { z } from 'zod';
 import type { Base64Decoder } from '../../protocol/base64.js';
+import type { DecodedParamsOf } from '../../protocol/methods.js';
 import { Errors } from '../../protocol/errors.js';
-import type * as S from '../../protocol/schemas.js';
 
-type Params = z.output<ReturnType<typeof S.HttpRequestParams>>;
+type Params = DecodedParamsOf<'http/request'>;
 
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -5,9 +5,8 @@
  */
 import os from 'node:os';
 import type { Base64Decoder } from '../../protocol/base64.js';
+import type { DecodedParamsOf } from '../../protocol/methods.js';
 import { Errors } from '../../protocol/errors.js';
-import type { z } from 'zod';
-import type * as S from '../../protocol/schemas.js';
 import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
@@ -27,9 +26,9 @@ export const RETENTION_AFTER_CLOSE_MS = 30_000;
 const PIPE_CLOSE_GRACE_MS = 2000;
 const DEFAULT_SIZE = { rows: 24, cols: 80 };
 
-type StartParams = z.output<ReturnType<typeof S.ProcessStartParams>>;
-type ReadParams = z.output<ReturnType<typeof S.ProcessReadParams>>;
-type WriteParams = z.output<ReturnType<typeof S.ProcessWriteParams>>;
+type StartParams = DecodedParamsOf<'process/start'>;
+type ReadParams = DecodedParamsOf<'process/read'>;
+type WriteParams = DecodedParamsOf<'process/write'>;
 
 /** `sandboxType` in a generation-2 start result: Codex's name for a Linux sandbox, or none. */
 export type SandboxType = 'none' | 'linuxSeccomp';
