@@ -47,8 +47,6 @@ const transport = values.transport;
 const OURS = `${process.execPath} ${path.join(root, 'dist/cli/main.js')}`;
 /** A bare Node server that only spawns: the floor for the spawn workload. */
 const FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/floor-server.mjs')}`;
-/** A bare Node server that only moves blocks: the driver's own limit for the blocks workload. */
-const BLOCK_FLOOR = `${process.execPath} ${path.join(root, 'scripts/bench/block-floor-server.mjs')}`;
 const runs = values.quick ? 1 : 3;
 const blockBytes = Number(values['block-mib'] ?? 256) * 1024 * 1024;
 /** The median of each block figure over the runs; exact only if every run was. */
@@ -63,6 +61,8 @@ const combineBlocks = (results) => ({
       'writeRssGrowthMiB',
       'writeCpuMs',
       'writeClientCpuMs',
+      'readAgainMiBps',
+      'writeAgainMiBps',
     ].map((key) => [key, median(results.map((r) => r[key]))]),
   ),
   exact: results.every((r) => r.exact),
@@ -77,14 +77,6 @@ async function spawnLatencyWithFloor(commands) {
   const floorP50 = results[RAW].p50;
   delete results[RAW];
   return mapValues(results, (result) => ({ ...result, floorP50 }));
-}
-
-/** Block transfers with the bare block server (`bench/block-floor-server.mjs`) taking its turn too. */
-async function blocksWithFloor(commands) {
-  const results = await alternating({ ...commands, [RAW]: BLOCK_FLOOR }, (command) => blockTransfer(command, blockBytes), combineBlocks);
-  const { readMiBps, writeMiBps } = results[RAW];
-  delete results[RAW];
-  return mapValues(results, (result) => ({ ...result, floorReadMiBps: readMiBps, floorWriteMiBps: writeMiBps }));
 }
 
 /** `runs` runs of `measure(command)`, the servers taking turns run by run, then `combine`d. */
@@ -145,7 +137,7 @@ async function measureAll(commands) {
     ['files', each((command) => fileTransfer(command, scratch, runs))],
     ['http', each((command) => httpRoundTrip(command, httpUrl))],
     ['sandbox', each((command) => sandboxOverhead(command))],
-    ['blocks', blocksWithFloor],
+    ['blocks', (all) => alternating(all, (command) => blockTransfer(command, blockBytes), combineBlocks)],
   ];
   const results = mapValues(commands, () => ({}));
   const only = values.only?.split(',');
@@ -216,6 +208,8 @@ async function main() {
     ['writeBlock RSS +MiB', 'blocks', 'writeRssGrowthMiB'],
     ['writeBlock server CPU ms', 'blocks', 'writeCpuMs'],
     ['writeBlock client CPU ms', 'blocks', 'writeClientCpuMs'],
+    ['readBlock MiB/s, again', 'blocks', 'readAgainMiBps'],
+    ['writeBlock MiB/s, again', 'blocks', 'writeAgainMiBps'],
   ];
   console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
   for (const [label, workload, field] of rows) {
@@ -245,10 +239,10 @@ async function main() {
     console.log(
       `block I/O (${blockBytes / MiB} MiB) as a fraction of Node's own copy (${fmt(rawCopy)} MiB/s): readBlock ${of(ours.blocks, 'readMiBps')}, writeBlock ${of(ours.blocks, 'writeMiBps')}${peer ? ` (peer: ${of(peer.blocks, 'readMiBps')}, ${of(peer.blocks, 'writeMiBps')})` : ''}; SHA-256 exact: ${ours.blocks.exact}${peer ? ` (peer: ${peer.blocks?.exact})` : ''}`,
     );
-    const floor = (result) =>
-      `readBlock ${fmt(result?.readMiBps / ours.blocks.floorReadMiBps, 2)}, writeBlock ${fmt(result?.writeMiBps / ours.blocks.floorWriteMiBps, 2)}`;
+    // Server and driver share this machine's cores: the sum of their CPU bounds the rate.
+    const cpu = (result, way) => fmt(result?.[`${way}CpuMs`] + result?.[`${way}ClientCpuMs`]);
     console.log(
-      `block I/O as a fraction of a bare Node block server's (scripts/bench/block-floor-server.mjs, ${fmt(ours.blocks.floorReadMiBps)} / ${fmt(ours.blocks.floorWriteMiBps)} MiB/s, the driver's own limit): ${floor(ours.blocks)}${peer ? ` (peer: ${floor(peer.blocks)})` : ''}`,
+      `block I/O CPU, server + driver ms: readBlock ${cpu(ours.blocks, 'read')}, writeBlock ${cpu(ours.blocks, 'write')}${peer ? ` (peer: ${cpu(peer.blocks, 'read')}, ${cpu(peer.blocks, 'write')})` : ''}, on ${os.availableParallelism()} cores`,
     );
     removeBlockSource();
   }

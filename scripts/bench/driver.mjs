@@ -28,10 +28,10 @@ const HEAD_BYTES = 256;
 /**
  * An answer carrying a large base64 `chunk` (`fs/readBlock`): the rest of the
  * line is parsed as JSON, the chunk is kept as the bytes received, still
- * base64, in `result.chunkBase64` (base64 holds no JSON escapes), for the
- * caller to decode when its clock has stopped. A JSON.parse of the whole
- * line, or decoding it, would cost the driver more than the server spends
- * making it: the driver would measure itself.
+ * base64, in `result.chunkBase64` (base64 holds no JSON escapes). A
+ * JSON.parse of the whole line, or decoding it, would cost the driver more
+ * than the server spends making it: the driver would measure itself. (An
+ * answer with a chunk sink, `requestStreamed`, is not even joined.)
  */
 function parseLargeAnswer(line) {
   const key = line.subarray(0, HEAD_BYTES).indexOf(CHUNK_KEY);
@@ -53,6 +53,8 @@ export class Driver {
     this.lastOutputAt = new Map();
     this.nextId = 1;
     this.pendingParts = [];
+    /** Sinks taking an answer's `chunk` fragment by fragment (`requestStreamed`), by request id. */
+    this.chunkSinks = new Map();
     /** Set to hand `process/output` messages to listeners (otherwise they are only counted). */
     this.parseOutput = false;
   }
@@ -83,6 +85,10 @@ export class Driver {
   }
 
   onFragment(fragment, complete) {
+    if (this.streaming !== undefined) return this.streamFragment(fragment, complete);
+    if (this.counting === undefined && this.pendingParts.length === 0 && !complete && this.chunkSinks.size > 0) {
+      if (this.startStreaming(fragment)) return;
+    }
     if (this.counting === undefined && this.pendingParts.length === 0 && !complete) {
       const head = fragment.subarray(0, OUTPUT_PREFIX.length);
       const chunkStart = fragment.indexOf(CHUNK_KEY);
@@ -116,6 +122,40 @@ export class Driver {
     if (line.length > 0) this.onLine(line);
   }
 
+  /**
+   * The first fragment of an answer whose id has a chunk sink: from here on
+   * its `chunk` goes to the sink as it arrives, never joined or kept. Only
+   * the exact head `{"id":N,"result":{"chunk":"` is taken this way; any other
+   * line is joined and parsed as usual.
+   */
+  startStreaming(fragment) {
+    const key = fragment.subarray(0, HEAD_BYTES).indexOf(CHUNK_KEY);
+    if (key < 0) return false;
+    const id = Number(/^\{"id":(\d+),"result":\{$/.exec(fragment.toString('latin1', 0, key))?.[1]);
+    const sink = this.chunkSinks.get(id);
+    if (sink === undefined) return false;
+    this.streaming = { id, sink, inChunk: true, tail: [] };
+    this.streamFragment(fragment.subarray(key + CHUNK_KEY.length), false);
+    return true;
+  }
+
+  streamFragment(fragment, complete) {
+    const streaming = this.streaming;
+    if (streaming.inChunk) {
+      const quote = fragment.indexOf(QUOTE);
+      streaming.sink(quote === -1 ? fragment : fragment.subarray(0, quote));
+      if (quote !== -1) {
+        streaming.inChunk = false;
+        streaming.tail.push(fragment.subarray(quote));
+      }
+    } else streaming.tail.push(fragment);
+    if (!complete) return;
+    this.streaming = undefined;
+    // The tail is `","eof":…}}`: the answer without its chunk is the head, an empty chunk, and the tail.
+    const tail = Buffer.concat(streaming.tail).toString('utf8');
+    this.onMessage(JSON.parse(`{"id":${streaming.id},"result":{"chunk":"${tail}`));
+  }
+
   /** One whole message: a line from stdio, or a WebSocket frame as it arrived. */
   onLine(line) {
     if (line.subarray(0, OUTPUT_PREFIX.length).equals(OUTPUT_PREFIX)) {
@@ -128,6 +168,18 @@ export class Driver {
       if (!this.parseOutput) return;
     }
     const message = line.length >= LARGE_ANSWER_BYTES ? parseLargeAnswer(line) : JSON.parse(line.toString('utf8'));
+    const sink = this.chunkSinks.get(message.id);
+    if (sink !== undefined && message.result?.chunkBase64 !== undefined) {
+      // A whole answer in one piece (or a head cut short): its chunk in one go.
+      sink(message.result.chunkBase64);
+      message.result.chunkBase64 = undefined;
+      message.result.chunk = '';
+    }
+    this.onMessage(message);
+  }
+
+  onMessage(message) {
+    this.chunkSinks.delete(message.id);
     if (message.id !== undefined && message.method === undefined) {
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
@@ -141,9 +193,23 @@ export class Driver {
   }
 
   /**
-   * A request whose last param, `key`, is a large base64 string: sent as the
-   * JSON head, the base64 as bytes (a latin1 copy) and the JSON tail, so
-   * that no JSON.stringify or UTF-8 encoding runs over the payload.
+   * A request whose answer's base64 `chunk` is handed to `sink(bytes)` piece
+   * by piece as it arrives (still base64); the answer resolves with `chunk`
+   * empty. Nothing of the chunk is joined, parsed or kept by the driver.
+   */
+  requestStreamed(method, params, sink) {
+    const id = this.nextId++;
+    this.chunkSinks.set(id, sink);
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.send({ id, method, params });
+    });
+  }
+
+  /**
+   * A request whose last param, `key`, is a large base64 payload (bytes):
+   * sent as the JSON head, the payload and the JSON tail, so that no
+   * JSON.stringify or UTF-8 encoding runs over it.
    */
   callWithPayload(method, params, key, base64) {
     const id = this.nextId++;
@@ -152,7 +218,7 @@ export class Driver {
     const tail = json.length - 3;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.connection.send([json.slice(0, tail), Buffer.from(base64, 'latin1'), json.slice(tail)]);
+      this.connection.send([json.slice(0, tail), base64, json.slice(tail)]);
     });
   }
 
