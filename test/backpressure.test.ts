@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
 
@@ -57,6 +60,35 @@ describe('output integrity', () => {
     const output = server.output('count').toString();
     expect(output.length).toBe(expected.length);
     expect(output === expected).toBe(true);
+  });
+});
+
+describe('output memory is reused only once nothing needs it', () => {
+  it('keeps retained output exact while a flood recycles the memory of evicted chunks, pipes and PTY alike', async () => {
+    const server = await ServerProcess.started();
+    servers.push(server);
+    // 8 MiB of distinct bytes (hex of random bytes: a terminal passes it unchanged).
+    const data = Buffer.from(randomBytes(4 * 1024 * 1024).toString('hex'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-recycle-'));
+    const file = path.join(dir, 'data');
+    fs.writeFileSync(file, data);
+    try {
+      for (const tty of [false, true]) {
+        const id = tty ? 'pty' : 'pipe';
+        await server.start(id, ['cat', file], { tty });
+        await server.waitClosed(id, 30_000);
+        const streamed = server.output(id);
+        expect(streamed.length).toBe(data.length);
+        expect(streamed.equals(data)).toBe(true);
+        // What is still retained must be the newest bytes, unchanged by the reads that came after it.
+        const { chunks } = await server.request('process/read', { processId: id, afterSeq: 0 });
+        const retained = Buffer.concat(chunks.map((chunk: { chunk: string }) => Buffer.from(chunk.chunk, 'base64')));
+        expect(retained.length).toBeGreaterThan(512 * 1024);
+        expect(retained.equals(data.subarray(data.length - retained.length))).toBe(true);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,8 @@
 /** LocalExecutor runs a server session inside this process: nothing starts until it is used, and close() ends it all. */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createExecutor, ExecServerError, LocalExecutor, ProcessRuntime } from '../src/index.js';
 import { childrenOf, isAlive, waitDead } from './support/proc.js';
@@ -18,6 +22,30 @@ describe('LocalExecutor', () => {
     expect(started.length).toBeGreaterThan(0); // the guardian (and the spawner when perl is there)
     await executor.close();
     expect(await waitDead(started)).toEqual([]);
+  });
+
+  it('hands listeners output chunks to keep: a flood does not overwrite them (the session reuses its memory)', async () => {
+    const data = Buffer.from(randomBytes(2 * 1024 * 1024).toString('hex'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-executor-flood-'));
+    fs.writeFileSync(path.join(dir, 'data'), data);
+    const executor = new LocalExecutor();
+    try {
+      const kept: Buffer[] = [];
+      const closed = new Promise<void>((resolve) =>
+        executor.onEvent((_id, event) => {
+          if (event.type === 'output') kept.push(event.chunk);
+          if (event.type === 'closed') resolve();
+        }),
+      );
+      await executor.start({ processId: 'flood', argv: ['cat', path.join(dir, 'data')], cwd: '/tmp', env: ENV, tty: false });
+      await closed;
+      const output = Buffer.concat(kept);
+      expect(output.length).toBe(data.length);
+      expect(output.equals(data)).toBe(true);
+    } finally {
+      await executor.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('goes through the server dispatcher: params decoding and the protocol errors', async () => {

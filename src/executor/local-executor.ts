@@ -54,7 +54,9 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
     this.session = new ServerSession(
       {
         notify: (name, params) => this.onNotification(name, params),
-        output: (processId, seq, stream, chunk) => this.listeners.emit(processId, { type: 'output', seq, stream, chunk }),
+        // The session lends `chunk` for the call only (its memory is reused): listeners get a copy to keep.
+        output: (processId, seq, stream, chunk) =>
+          this.listeners.emit(processId, { type: 'output', seq, stream, chunk: Buffer.from(chunk) }),
         isCongested: () => false,
         onResume: () => undefined,
       },

@@ -1,11 +1,13 @@
 /**
- * Reusable buffers for lines in flight: in a micro-benchmark, allocating a
- * fresh 87 KB buffer per output line cost as much as encoding the line. A
- * line larger than a slab gets its own buffer, and at most `maxFree` slabs
- * are kept.
+ * Reusable buffers: for lines in flight (in a micro-benchmark, allocating a
+ * fresh 87 KB buffer per output line cost as much as encoding the line), and
+ * for children's output (`server/process/output-pipe.ts`). A request larger
+ * than a slab gets its own buffer, and at most `maxFree` slabs are kept.
  */
 export class BufferPool {
   private readonly free: Buffer[] = [];
+  /** The slabs this pool made: only those are taken back. */
+  private readonly own = new WeakSet<ArrayBufferLike>();
 
   constructor(
     private readonly slabBytes = 128 * 1024,
@@ -15,13 +17,24 @@ export class BufferPool {
   /** A buffer of exactly `bytes` bytes, its contents undefined. */
   take = (bytes: number): Buffer => {
     if (bytes > this.slabBytes) return Buffer.allocUnsafe(bytes);
-    return (this.free.pop() ?? Buffer.allocUnsafeSlow(this.slabBytes)).subarray(0, bytes);
+    return (this.free.pop() ?? this.newSlab()).subarray(0, bytes);
   };
 
-  /** Returns a buffer from `take` once nothing reads it any more. */
+  /**
+   * Returns a buffer from `take` once nothing reads it any more. Any other
+   * buffer (a foreign one, a slab already given back) is ignored: handing
+   * one slab out twice would let two owners overwrite each other.
+   */
   give(buffer: Buffer): void {
     const slab = buffer.buffer;
-    if (slab.byteLength !== this.slabBytes || buffer.byteOffset !== 0 || this.free.length >= this.maxFree) return;
+    if (!this.own.has(slab) || buffer.byteOffset !== 0 || this.free.length >= this.maxFree) return;
+    if (this.free.some((free) => free.buffer === slab)) return;
     this.free.push(Buffer.from(slab));
+  }
+
+  private newSlab(): Buffer {
+    const slab = Buffer.allocUnsafeSlow(this.slabBytes);
+    this.own.add(slab.buffer);
+    return slab;
   }
 }

@@ -6,11 +6,13 @@ import type { OutputStream, ProcessReadResult } from '../../protocol/types.js';
 import type { Generation } from '../client-generation.js';
 import type { Child, ChildEvents, ExitStatus } from './child.js';
 import { deferred } from '../deferred.js';
-import { OutputLog } from './output-log.js';
+import type { BufferPool } from '../../transport/buffer-pool.js';
+import { OutputLog, RETAINED_OUTPUT_BYTES } from './output-log.js';
 import { likelySandboxDenied } from '../sandbox/denial.js';
 
 /** Where a process's events go, in seq order (the connection's notifications). */
 export interface ProcessEventSink {
+  /** `bytes` are lent for the call only: their memory is reused once retention lets go of them. */
   output(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void;
   exited(processId: string, seq: number, exitCode: number, sandboxDenied: boolean): void;
   closed(processId: string, seq: number): void;
@@ -32,7 +34,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class ManagedProcess implements ChildEvents {
   child: Child | undefined;
   private nextSeq = 1;
-  private readonly log = new OutputLog();
+  private readonly log: OutputLog;
   private waiters = new Set<() => void>();
   exitCode: number | null = null;
   exited = false;
@@ -61,7 +63,10 @@ export class ManagedProcess implements ChildEvents {
     readonly tty: boolean,
     readonly pipeStdin: boolean,
     private readonly sink: ProcessEventSink,
-  ) {}
+    outputSlabs?: BufferPool,
+  ) {
+    this.log = new OutputLog(RETAINED_OUTPUT_BYTES, outputSlabs && ((bytes) => outputSlabs.give(bytes)));
+  }
 
   get starting(): boolean {
     return this.child === undefined;

@@ -4,18 +4,27 @@
  * joined up to `COALESCE_BYTES`, so a flood is not one notification per 4 KiB,
  * while a lone echo still leaves at once.
  */
+import type { BufferPool } from '../../transport/buffer-pool.js';
+import { OUTPUT_SLAB_BYTES } from './output-pipe.js';
 
-const COALESCE_BYTES = 64 * 1024;
+/** One slab of the runtime's output pool. */
+const COALESCE_BYTES = OUTPUT_SLAB_BYTES;
 /** How long a streaming batch may wait to fill (see `scheduleFlush`). */
 const STREAM_FLUSH_MS = 2;
 
 export class OutputBatch {
-  private batch = Buffer.allocUnsafe(COALESCE_BYTES);
+  private batch: Buffer;
   private batchBytes = 0;
   private flushScheduled: { cancel(): void } | undefined;
   private lastFlushAt = 0;
 
-  constructor(private readonly deliver: (bytes: Buffer) => void) {}
+  /** Full batches are slabs of `slabs` (retention gives them back), so a flood allocates none. */
+  constructor(
+    private readonly deliver: (bytes: Buffer) => void,
+    private readonly slabs: BufferPool,
+  ) {
+    this.batch = slabs.take(COALESCE_BYTES);
+  }
 
   /** Copies `bytes` (which may be a view of a shared read buffer) into the batch. */
   add(bytes: Buffer): void {
@@ -37,7 +46,7 @@ export class OutputBatch {
     let bytes: Buffer;
     if (this.batchBytes === COALESCE_BYTES) {
       bytes = this.batch; // a full batch is handed over whole
-      this.batch = Buffer.allocUnsafe(COALESCE_BYTES);
+      this.batch = this.slabs.take(COALESCE_BYTES);
     } else {
       // A small batch is copied out: retained output must not pin 64 KiB per keystroke echo.
       bytes = Buffer.from(this.batch.subarray(0, this.batchBytes));

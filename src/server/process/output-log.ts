@@ -1,6 +1,8 @@
 /**
  * The output a process keeps for `process/read` (§3.3, §3.4): whole chunks,
- * at most 1 MiB in total, oldest chunks evicted first.
+ * at most 1 MiB in total, oldest chunks evicted first. An evicted chunk goes
+ * to `evicted` (the runtime's output pool takes its slab back): nothing else
+ * holds a chunk once it has been sent.
  */
 import type { OutputStream, ProcessOutputChunk } from '../../protocol/types.js';
 
@@ -17,7 +19,10 @@ export class OutputLog {
   private head = 0;
   private bytes = 0;
 
-  constructor(private readonly limit = RETAINED_OUTPUT_BYTES) {}
+  constructor(
+    private readonly limit = RETAINED_OUTPUT_BYTES,
+    private readonly evicted: (bytes: Buffer) => void = () => undefined,
+  ) {}
 
   /** Every byte retained, as text (for looking for words in it). */
   text(): string {
@@ -33,8 +38,10 @@ export class OutputLog {
     this.chunks.push({ seq, stream, bytes });
     this.bytes += bytes.length;
     while (this.bytes > this.limit && this.head < this.chunks.length - 1) {
-      this.bytes -= this.chunks[this.head]!.bytes.length;
+      const oldest = this.chunks[this.head]!.bytes;
+      this.bytes -= oldest.length;
       this.chunks[this.head] = undefined as unknown as Chunk;
+      this.evicted(oldest);
       this.head++;
     }
     if (this.head > 1024 && this.head * 2 > this.chunks.length) {

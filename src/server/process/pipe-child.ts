@@ -16,6 +16,7 @@ import net, { type Socket } from 'node:net';
 import { spawnError } from '../os-error.js';
 import type { Child, ChildEvents, SpawnRequest } from './child.js';
 import { killSession, signalChild } from './kill.js';
+import { OutputPipe, SocketOutput, type ChildOutput } from './output-pipe.js';
 import type { OpenedPipe, StdioPipes } from './pipe-pool.js';
 import { perlExec } from './perl.js';
 import type { ProcessRuntime } from './runtime.js';
@@ -56,7 +57,7 @@ async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Pr
     // The child has its copies (or failed): ours of its ends must go, or EOF never comes.
     for (const pipe of pipes ? stdioList(pipes) : []) closeQuietly(pipe.theirs);
   }
-  const streams = pipes ? socketsFor(pipes) : socketsOf(child);
+  const streams = pipes ? socketsFor(pipes, runtime) : socketsOf(child);
   if (child.pid === undefined) {
     for (const stream of [streams.stdin, streams.stdout, streams.stderr]) stream?.destroy();
     // libuv knows synchronously that exec failed; Node tells us on the next tick.
@@ -79,16 +80,20 @@ function stdioList(pipes: StdioPipes): OpenedPipe[] {
   return pipes.stdin ? [pipes.stdin, pipes.stdout, pipes.stderr] : [pipes.stdout, pipes.stderr];
 }
 
-function socketsFor(pipes: StdioPipes): Streams {
+function socketsFor(pipes: StdioPipes, runtime: ProcessRuntime): Streams {
   return {
     stdin: pipes.stdin && new net.Socket({ fd: pipes.stdin.ours, readable: false, writable: true }),
-    stdout: new net.Socket({ fd: pipes.stdout.ours, readable: true, writable: false }),
-    stderr: new net.Socket({ fd: pipes.stderr.ours, readable: true, writable: false }),
+    stdout: new OutputPipe(pipes.stdout.ours, runtime.outputSlabs),
+    stderr: new OutputPipe(pipes.stderr.ours, runtime.outputSlabs),
   };
 }
 
 function socketsOf(child: ChildProcess): Streams {
-  return { stdin: (child.stdin as Socket | null) ?? undefined, stdout: child.stdout as Socket, stderr: child.stderr as Socket };
+  return {
+    stdin: (child.stdin as Socket | null) ?? undefined,
+    stdout: new SocketOutput(child.stdout as Socket),
+    stderr: new SocketOutput(child.stderr as Socket),
+  };
 }
 
 function closeQuietly(fd: number): void {
@@ -104,8 +109,8 @@ export class PipeChild implements Child {
   readonly pid: number;
   private stdinOpen: boolean;
   private readonly stdin: Socket | undefined;
-  private readonly stdout: Socket;
-  private readonly stderr: Socket;
+  private readonly stdout: ChildOutput;
+  private readonly stderr: ChildOutput;
   private readonly endStdin: () => void;
   private reaped = false;
 
@@ -120,10 +125,10 @@ export class PipeChild implements Child {
       // The child closed its stdin: later writes are silently dropped (§3.5).
       this.stdinOpen = false;
     });
-    this.stdout.on('data', (bytes: Buffer) => events.output('stdout', bytes));
-    this.stderr.on('data', (bytes: Buffer) => events.output('stderr', bytes));
+    this.stdout.onData((bytes) => events.output('stdout', bytes));
+    this.stderr.onData((bytes) => events.output('stderr', bytes));
     // `closed` needs the exit and the end of both pipes (which escaped descendants may hold open).
-    const pipesClosed = Promise.all([this.stdout, this.stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
+    const pipesClosed = Promise.all([this.stdout.closed, this.stderr.closed]);
     void child.exited.then(async (status) => {
       this.reaped = true;
       events.exit(status);

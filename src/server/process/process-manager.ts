@@ -73,13 +73,13 @@ export class ProcessManager {
     const unconfined = this.spawnRequest(params);
     const confinement = confinementOf(params.sandbox, unconfined.env.TMPDIR ?? this.serverEnv.TMPDIR);
     const request = confinement ? this.confine(unconfined, confinement, tty) : unconfined;
-    const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink);
+    const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink, this.runtime.outputSlabs);
     process.sandboxed = confinement !== undefined;
     this.processes.set(processId, process);
     this.runtime.prepare();
     let child: Child;
     try {
-      child = tty ? PtyChild.spawn(request, process, this.runtime.ptyMasters) : await PipeChild.spawn(request, process, this.runtime);
+      child = tty ? PtyChild.spawn(request, process, this.runtime) : await PipeChild.spawn(request, process, this.runtime);
     } catch (error) {
       this.processes.delete(processId);
       process.settleStart();

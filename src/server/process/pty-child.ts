@@ -21,13 +21,14 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
+import type { BufferPool } from '../../transport/buffer-pool.js';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { newDrainMarker, MarkerSearch } from './drain-marker.js';
 import { killSession, signalChild } from './kill.js';
 import { OutputBatch } from './output-batch.js';
 import { perlExec } from './perl.js';
-import type { PtyMasters } from './runtime.js';
+import type { ProcessRuntime, PtyMasters } from './runtime.js';
 
 interface NativePty {
   fork(
@@ -78,10 +79,11 @@ export class PtyChild implements Child {
     forked: { fd: number; pid: number; pty: string },
     private readonly events: ChildEvents,
     private readonly masters: PtyMasters,
+    outputSlabs: BufferPool,
   ) {
     this.pid = forked.pid;
     this.masterFd = forked.fd;
-    this.batch = new OutputBatch((bytes) => events.output('pty', bytes));
+    this.batch = new OutputBatch((bytes) => events.output('pty', bytes), outputSlabs);
     masters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
     // Reads land in one shared buffer and are copied into this child's
@@ -94,7 +96,7 @@ export class PtyChild implements Child {
     this.reader.on('close', () => this.onInputEnd());
   }
 
-  static spawn(request: SpawnRequest, events: ChildEvents, masters: PtyMasters): PtyChild {
+  static spawn(request: SpawnRequest, events: ChildEvents, runtime: ProcessRuntime): PtyChild {
     const env = Object.entries(request.env).map(([key, value]) => `${key}=${value}`);
     const [file, args] = execPlan(request);
     let self: PtyChild | undefined;
@@ -105,7 +107,7 @@ export class PtyChild implements Child {
     };
     try {
       const forked = native().fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
-      self = new PtyChild(forked, events, masters);
+      self = new PtyChild(forked, events, runtime.ptyMasters, runtime.outputSlabs);
     } catch (error) {
       throw spawnError(error);
     }

@@ -5,7 +5,9 @@
  * an executor) creates one and passes it in; nothing starts until the first
  * process does, or until `prepare()`.
  */
+import { BufferPool } from '../../transport/buffer-pool.js';
 import { Guardian } from './guardian.js';
+import { OUTPUT_SLAB_BYTES } from './output-pipe.js';
 import { PipePool } from './pipe-pool.js';
 import { Spawner } from './spawner.js';
 
@@ -54,6 +56,8 @@ export interface ProcessRuntimeOptions {
 export class ProcessRuntime {
   readonly guardian = new Guardian();
   readonly ptyMasters = new PtyMasters();
+  /** Slabs that children's output is read into, reused once retention lets go (see `output-pipe.ts`). */
+  readonly outputSlabs = new BufferPool(OUTPUT_SLAB_BYTES, 32);
   readonly spawnerMode: SpawnerMode;
   private spawnerState: Spawner | null | undefined;
   private pool: PipePool | undefined;
@@ -79,7 +83,7 @@ export class ProcessRuntime {
 
   /** The spawner, launched on first use; undefined without perl or /proc, or once it died. */
   spawner(): Spawner | undefined {
-    if (this.spawnerState === undefined) this.spawnerState = Spawner.launch() ?? null;
+    if (this.spawnerState === undefined) this.spawnerState = Spawner.launch(this.outputSlabs) ?? null;
     if (this.spawnerState && !this.spawnerState.alive) this.spawnerState = null;
     return this.spawnerState ?? undefined;
   }

@@ -22,9 +22,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { packageFile } from '../../package/files.js';
+import type { BufferPool } from '../../transport/buffer-pool.js';
 import { systemError } from '../os-error.js';
 import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
+import { OutputPipe, type ChildOutput } from './output-pipe.js';
 import { findPerl } from './perl.js';
 import { encodePipeRequest, encodeRelease, encodeStart, LineSplitter, parseSpawnerLine, type SpawnerMessage } from './spawner-protocol.js';
 
@@ -35,8 +37,8 @@ const spawnerScript = (): string => packageFile('dist/server/process/spawner.pl'
 export interface SpawnedChild {
   pid: number;
   stdin: net.Socket | undefined;
-  stdout: net.Socket;
-  stderr: net.Socket;
+  stdout: ChildOutput;
+  stderr: ChildOutput;
   /** Resolves with how the child ended. */
   exited: Promise<ExitStatus>;
   /** Ends the child's stdin (after anything else holding it open let go). */
@@ -75,13 +77,13 @@ export class Spawner {
   private releases = '';
   private releaseTimer: NodeJS.Timeout | undefined;
 
-  /** Starts a spawner; undefined without perl or /proc. */
-  static launch(): Spawner | undefined {
+  /** Starts a spawner, whose children's output is read into `outputSlabs`; undefined without perl or /proc. */
+  static launch(outputSlabs: BufferPool): Spawner | undefined {
     const perl = findPerl();
     if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
-      return new Spawner(spawnProcess(perl, [spawnerScript()], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
+      return new Spawner(spawnProcess(perl, [spawnerScript()], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }), outputSlabs);
     } catch {
       return undefined;
     }
@@ -98,7 +100,10 @@ export class Spawner {
     return !this.dead;
   }
 
-  private constructor(child: ChildProcess) {
+  private constructor(
+    child: ChildProcess,
+    private readonly outputSlabs: BufferPool,
+  ) {
     this.process = child;
     child.on('error', () => this.die());
     child.on('exit', () => this.die());
@@ -191,13 +196,16 @@ export class Spawner {
       for (const fd of fds) fs.closeSync(fd);
       throw error;
     }
-    const [stdout, stderr, stdin] = fds.map((fd, index) => new net.Socket({ fd, readable: index < 2, writable: index === 2 }));
+    const [stdoutEnd, stderrEnd, stdinEnd] = fds as [number, number, number | undefined];
+    const stdout = new OutputPipe(stdoutEnd, this.outputSlabs);
+    const stderr = new OutputPipe(stderrEnd, this.outputSlabs);
+    const stdin = stdinEnd === undefined ? undefined : new net.Socket({ fd: stdinEnd, readable: false, writable: true });
     const exited = new Promise<ExitStatus>((resolve) => this.exits.set(pid, resolve));
     const closeStdin = () => {
       this.flushReleases();
       stdin?.end();
     };
-    return { pid, stdin, stdout: stdout!, stderr: stderr!, exited, closeStdin };
+    return { pid, stdin, stdout, stderr, exited, closeStdin };
   }
 
   /**

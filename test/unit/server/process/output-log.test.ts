@@ -174,3 +174,26 @@ describe('OutputLog: select', () => {
     );
   });
 });
+
+describe('OutputLog: eviction hands chunks back', () => {
+  it('passes each evicted chunk, oldest first, to `evicted` and nothing it still keeps', () => {
+    const evicted: Buffer[] = [];
+    const log = new OutputLog(10, (chunk) => evicted.push(chunk));
+    const chunks = [4, 4, 4, 4].map((size, i) => bytes(size, 0x61 + i));
+    for (const [i, chunk] of chunks.entries()) log.append(i + 1, 'stdout', chunk);
+    // 16 bytes appended, 10 kept at most: the two oldest went, in order, as the very buffers appended.
+    expect(evicted).toHaveLength(2);
+    expect(evicted[0]).toBe(chunks[0]);
+    expect(evicted[1]).toBe(chunks[1]);
+    expect(seqsOf(log.select(0, undefined))).toEqual([3, 4]);
+  });
+
+  it('never evicts the newest chunk, however large', () => {
+    const evicted: Buffer[] = [];
+    const log = new OutputLog(10, (chunk) => evicted.push(chunk));
+    log.append(1, 'stdout', bytes(50));
+    expect(evicted).toEqual([]);
+    log.append(2, 'stdout', bytes(1));
+    expect(evicted).toHaveLength(1);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * A pipe child's stdout or stderr, as the process table reads it.
+ *
+ * Node's own stream reads allocate a fresh 64 KiB buffer per read. Under a
+ * flood those are garbage at once (the chunk is encoded and sent), but V8
+ * frees them only when it collects, and it waits for tens of MiB of them
+ * (npm run bench -- --only stalled: the peak while flowing). So our pipes
+ * are read the way the PTY is: every read lands in one shared buffer and is
+ * copied out at once, a large read into a slab of the runtime's pool (given
+ * back when retention evicts the chunk: `OutputLog`), a small one into a
+ * buffer of its own size (retention must not pin a slab per short line).
+ */
+import net, { type Socket } from 'node:net';
+import type { BufferPool } from '../../transport/buffer-pool.js';
+
+/** The slab size of the output pool, and the most one read returns. */
+export const OUTPUT_SLAB_BYTES = 64 * 1024;
+/** Reads from this size on are copied into a slab. */
+const SLAB_FROM_BYTES = 16 * 1024;
+
+/** Every read of every pipe lands here first, and is copied out before the next. */
+const READ_BUFFER = Buffer.allocUnsafe(OUTPUT_SLAB_BYTES);
+
+/** The reading end of a child's output pipe. */
+export interface ChildOutput {
+  /** Hands each chunk read to `listener`, which may keep it; call once. */
+  onData(listener: (bytes: Buffer) => void): void;
+  pause(): void;
+  resume(): void;
+  destroy(): void;
+  /** Resolves once the pipe is closed (the child and its descendants let go, or `destroy`). */
+  readonly closed: Promise<void>;
+}
+
+/** `bytes` (a view of a shared buffer) copied into memory of its own, a pooled slab if large. */
+function copyOut(bytes: Buffer, slabs: BufferPool): Buffer {
+  if (bytes.length < SLAB_FROM_BYTES) return Buffer.from(bytes);
+  const copy = slabs.take(bytes.length);
+  bytes.copy(copy);
+  return copy;
+}
+
+function closedOf(socket: Socket): Promise<void> {
+  return new Promise((resolve) => socket.once('close', () => resolve()));
+}
+
+/** Our end of a pipe, by descriptor (non-blocking), read through the shared buffer. */
+export class OutputPipe implements ChildOutput {
+  readonly closed: Promise<void>;
+  private readonly socket: Socket;
+  private listener: ((bytes: Buffer) => void) | undefined;
+  /** Reads start at once; what arrives before `onData` waits here. */
+  private early: Buffer[] = [];
+
+  constructor(fd: number, slabs: BufferPool) {
+    const onread = { buffer: READ_BUFFER, callback: (length: number) => this.deliver(copyOut(READ_BUFFER.subarray(0, length), slabs)) };
+    // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
+    this.socket = new net.Socket({ fd, readable: true, writable: false, onread } as net.SocketConstructorOpts);
+    this.closed = closedOf(this.socket);
+  }
+
+  onData(listener: (bytes: Buffer) => void): void {
+    this.listener = listener;
+    const early = this.early;
+    this.early = [];
+    for (const bytes of early) listener(bytes);
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private deliver(bytes: Buffer): void {
+    if (this.listener) this.listener(bytes);
+    else this.early.push(bytes);
+  }
+}
+
+/** A socket Node made for the child (no pipe pool): read as a stream, each chunk its own buffer. */
+export class SocketOutput implements ChildOutput {
+  readonly closed: Promise<void>;
+
+  constructor(private readonly socket: Socket) {
+    this.closed = closedOf(socket);
+  }
+
+  onData(listener: (bytes: Buffer) => void): void {
+    this.socket.on('data', listener);
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
