@@ -191,6 +191,7 @@ async function main() {
     ['spawn, 150 MiB kept p50', 'spawn-retained', 'p50'],
     ['100 x 1 MiB s', 'concurrency', 'seconds'],
     ['stalled RSS +MiB', 'stalled', 'growthMiB'],
+    ['resumed, peak RSS +MiB', 'stalled', 'flowingPeakMiB'],
     ['quiet worst ms', 'fairness', 'worstMs'],
     ['fs/readFile MiB/s', 'files', 'readMiBps'],
     ['fs/writeFile MiB/s', 'files', 'writeMiBps'],
