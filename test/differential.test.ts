@@ -140,6 +140,38 @@ describe('generation 2, side by side with the reference', () => {
     });
   });
 
+  it('words OS errors as musl does and answers EINVAL −32600, as the reference (and ends a mkdir -p that cannot be made)', async () => {
+    expect(await both('fs/getMetadata', { path: uri('n'.repeat(300)) })).toEqual({
+      code: -32603,
+      message: 'Filename too long (os error 36)',
+    });
+    expect(await both('fs/writeFile', { path: 'file:///proc/self/oom_score_adj', dataBase64: b64('abc') })).toEqual({
+      code: -32600,
+      message: 'Invalid argument (os error 22)',
+    });
+    // Node's own recursive mkdir retries this without end.
+    expect(await both('fs/createDirectory', { path: 'file:///proc/self/x', recursive: true })).toEqual({
+      code: -32004,
+      message: 'No such file or directory (os error 2)',
+    });
+    expect(await both('fs/createDirectory', { path: uri('twelve.txt/a'), recursive: true })).toEqual({
+      code: -32603,
+      message: 'Not a directory (os error 20)',
+    });
+    expect(await both('fs/createDirectory', { path: uri('twelve.txt'), recursive: true })).toEqual({
+      code: -32603,
+      message: 'File exists (os error 17)',
+    });
+    expect(await both('fs/createDirectory', { path: uri('made/a/b'), recursive: true })).toEqual({});
+    expect(fs.statSync(path.join(root, 'made/a/b')).isDirectory()).toBe(true);
+  });
+
+  it('reads past the end at an afterSeq above 2^53', async () => {
+    await exitOf('far', ['echo', 'far']);
+    const answer = (await both('process/read', { processId: 'far', afterSeq: 2 ** 60 })) as Record<string, unknown>;
+    expect(answer).toMatchObject({ chunks: [], exited: true, exitCode: 0, closed: true });
+  });
+
   it('refuses fs/readFile of a directory and a native path where a URI belongs, alike', async () => {
     expect(await both('fs/readFile', { path: uri() })).toEqual({ code: -32600, message: 'path `R` is not a file' });
   });

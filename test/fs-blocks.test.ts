@@ -147,6 +147,44 @@ describe('block file I/O', () => {
     ]);
   });
 
+  it('takes offsets above 2^53 as the reference does: past the end, EINVAL from 2^63 (the handle dropped), a write range past 2^63 − 1 refused', async () => {
+    const { answers, files } = await scenario({ 'a.txt': 'abc' }, [
+      ['fs/open', { handleId: 'r', path: '@/a.txt' }],
+      ['fs/readBlock', { handleId: 'r', offset: 2 ** 53 + 2, len: 3 }],
+      ['fs/readBlock', { handleId: 'r', offset: 2 ** 60, len: 3 }],
+      ['fs/readBlock', { handleId: 'r', offset: 2 ** 63, len: 3 }],
+      ['fs/readBlock', { handleId: 'r', offset: 0, len: 3 }],
+      ['fs/open', { handleId: 'w', path: '@/a.txt', mode: 'replace' }],
+      ['fs/writeBlock', { handleId: 'w', offset: 2 ** 63, chunk: b64('x') }],
+      ['fs/close', { handleId: 'w' }],
+    ]);
+    expect(answers).toEqual([
+      { handleId: 'r' },
+      { chunk: '', eof: true },
+      { chunk: '', eof: true },
+      { code: -32600, message: 'Invalid argument (os error 22)' },
+      { code: -32004, message: 'unknown file handle `r`' },
+      { handleId: 'w' },
+      { code: -32600, message: 'file write range exceeds the signed 64-bit file offset limit' },
+      {},
+    ]);
+    expect(files).toEqual({ 'a.txt': '' });
+  });
+
+  it('refuses a write at an offset it would round (Node would write at the file position instead)', async () => {
+    const ours = servers.find((contestant) => contestant.name === 'ours')!.server;
+    const file = path.join(root, 'far.txt');
+    fs.writeFileSync(file, 'abc');
+    await ours.request('fs/open', { handleId: 'far', path: pathToFileURL(file).href, mode: 'replace' });
+    expect(await ours.error('fs/writeBlock', { handleId: 'far', offset: 2 ** 60, chunk: b64('x') })).toEqual({
+      code: -32602,
+      message: 'offset: above 2^53 - 1, which this server cannot address exactly',
+    });
+    await ours.request('fs/close', { handleId: 'far' });
+    // Truncated when opened, and nothing written since.
+    expect(fs.readFileSync(file, 'latin1')).toBe('');
+  });
+
   it('allows at most 128 open handles per connection', async () => {
     const steps: Array<[string, Record<string, unknown>]> = [];
     for (let i = 0; i < 129; i++) steps.push(['fs/open', { handleId: `h${i}`, path: '@/a' }]);

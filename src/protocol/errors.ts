@@ -104,6 +104,8 @@ export const Errors = {
   readBlockLength: (limit: number) => invalidRequest(`file read block length must be between 1 and ${limit}`),
   writeBlockLength: (limit: number) => invalidRequest(`file write block length must be between 1 and ${limit}`),
   writeBlockRange: () => invalidRequest('file write range exceeds the signed 64-bit file offset limit'),
+  /** A u64 above 2^53 − 1 arrives rounded (JSON numbers are doubles): where it must be exact, it is refused. */
+  notExact: (field: string) => invalidParams(`${field}: above 2^53 - 1, which this server cannot address exactly`),
   walkLimitsZero: () => invalidRequest('filesystem walk limits must be greater than zero'),
   walkLimitsTooLarge: (depth: number, directories: number, entries: number) =>
     invalidRequest(`filesystem walk limits exceed maximums: depth=${depth}, directories=${directories}, entries=${entries}`),

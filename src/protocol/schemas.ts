@@ -29,7 +29,22 @@ const literal = (message: string) => ({ error: () => `${LITERAL}${message}` });
 
 const str = () => z.string(expecting('a string'));
 const bool = () => z.boolean(expecting('a boolean'));
-const unsigned = (label: 'u64' | 'usize') => z.number(expecting(label)).int(expecting(label)).min(0, expecting(label));
+/**
+ * serde's u64 / usize: an integer from 0 below 2^64. JSON.parse rounds one
+ * above 2^53 − 1; a field that must be exact refuses it (an id here, with
+ * `exactUnsigned`; a block's offset in `server/fs/file-handles.ts`), the
+ * others work with the rounded value.
+ */
+const unsigned = (label: 'u64' | 'usize') =>
+  z
+    .number(expecting(label))
+    .min(0, expecting(label))
+    .lt(2 ** 64, expecting(label))
+    .multipleOf(1, expecting(label));
+const exactUnsigned = () =>
+  unsigned('u64').refine((value) => value <= Number.MAX_SAFE_INTEGER, {
+    error: () => `${VARIANT}above 2^53 - 1, which this server cannot address exactly`,
+  });
 const strings = () => z.array(str(), expecting('a sequence'));
 const stringMap = () => z.record(z.string(), str(), expecting('a map'));
 
@@ -227,7 +242,7 @@ export const FsWriteBlockParams = once(() =>
 /** Generation 2: `present` is one path, not a list. */
 export const FsWatchMissingParams = once(() =>
   z.object(
-    { watchId: unsigned('u64'), missing: z.array(absolutePath(), expecting('a sequence')), present: absolutePath().nullish() },
+    { watchId: exactUnsigned(), missing: z.array(absolutePath(), expecting('a sequence')), present: absolutePath().nullish() },
     expecting('struct FsWatchMissingParams'),
   ),
 );

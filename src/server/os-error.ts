@@ -1,7 +1,9 @@
 /**
- * OS errors in the reference's words: glibc's strerror text plus
- * ` (os error N)`. Node's own messages (libuv's "no such file or directory,
- * open '/x'") differ, so we map from the error code, in this one table.
+ * OS errors in the reference's words: the strerror text of musl (the
+ * reference binaries are linked with it) plus ` (os error N)`. Node's own
+ * messages (libuv's "no such file or directory, open '/x'") and glibc's
+ * texts ("File name too long") differ, so we map from the error code, in
+ * this one table (musl's src/errno/__strerror.h).
  */
 import { constants } from 'node:os';
 import { ErrorCode, Errors, type ProtocolError } from '../protocol/errors.js';
@@ -9,35 +11,46 @@ import { ErrorCode, Errors, type ProtocolError } from '../protocol/errors.js';
 const STRERROR: Record<string, string> = {
   EPERM: 'Operation not permitted',
   ENOENT: 'No such file or directory',
-  EIO: 'Input/output error',
+  ESRCH: 'No such process',
+  EINTR: 'Interrupted system call',
+  EIO: 'I/O error',
+  ENXIO: 'No such device or address',
   E2BIG: 'Argument list too long',
   ENOEXEC: 'Exec format error',
   EBADF: 'Bad file descriptor',
+  ECHILD: 'No child process',
   EAGAIN: 'Resource temporarily unavailable',
-  ENOMEM: 'Cannot allocate memory',
+  ENOMEM: 'Out of memory',
   EACCES: 'Permission denied',
-  EBUSY: 'Device or resource busy',
+  EFAULT: 'Bad address',
+  EBUSY: 'Resource busy',
   EEXIST: 'File exists',
-  EXDEV: 'Invalid cross-device link',
+  EXDEV: 'Cross-device link',
   ENODEV: 'No such device',
   ENOTDIR: 'Not a directory',
   EISDIR: 'Is a directory',
   EINVAL: 'Invalid argument',
   ENFILE: 'Too many open files in system',
-  EMFILE: 'Too many open files',
+  EMFILE: 'No file descriptors available',
+  ENOTTY: 'Not a tty',
   ETXTBSY: 'Text file busy',
   EFBIG: 'File too large',
   ENOSPC: 'No space left on device',
-  ESPIPE: 'Illegal seek',
+  ESPIPE: 'Invalid seek',
   EROFS: 'Read-only file system',
   EMLINK: 'Too many links',
   EPIPE: 'Broken pipe',
-  ENAMETOOLONG: 'File name too long',
+  ENAMETOOLONG: 'Filename too long',
+  ENOSYS: 'Function not implemented',
   ENOTEMPTY: 'Directory not empty',
-  ELOOP: 'Symbolic link loop', // musl's wording, which the reference binaries use
-  ENXIO: 'No such device or address',
-  ENOTSUP: 'Operation not supported',
-  EDQUOT: 'Disk quota exceeded',
+  ELOOP: 'Symbolic link loop',
+  EOVERFLOW: 'Value too large for data type',
+  EILSEQ: 'Illegal byte sequence',
+  ENOTSUP: 'Not supported',
+  EOPNOTSUPP: 'Not supported',
+  ETIMEDOUT: 'Operation timed out',
+  ESTALE: 'Stale file handle',
+  EDQUOT: 'Quota exceeded',
 };
 
 /** The errno code of a Node system error, e.g. `'ENOENT'`, if it has one. */
@@ -59,13 +72,14 @@ export function errorMessage(error: unknown): string {
   return code === undefined ? String((error as Error)?.message ?? error) : osErrorText(code);
 }
 
-/** The fs mapping of §4: ENOENT → −32004, EACCES/EPERM → −32600, other → −32603. */
+/** The fs mapping of §4: ENOENT → −32004, EACCES/EPERM/EINVAL → −32600, other → −32603. */
 export function fsError(error: unknown): ProtocolError {
   const code = errnoCode(error);
   if (code === undefined) return Errors.osError(ErrorCode.InternalError, String((error as Error)?.message ?? error));
   const text = osErrorText(code);
   if (code === 'ENOENT') return Errors.osError(ErrorCode.NotFound, text);
-  if (code === 'EACCES' || code === 'EPERM') return Errors.osError(ErrorCode.InvalidRequest, text);
+  // The reference answers Rust's PermissionDenied and InvalidInput kinds −32600.
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EINVAL') return Errors.osError(ErrorCode.InvalidRequest, text);
   return Errors.osError(ErrorCode.InternalError, text);
 }
 

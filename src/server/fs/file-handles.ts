@@ -11,7 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import { Base64Payload } from '../../protocol/base64-payload.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
-import { fsError } from '../os-error.js';
+import { fsError, systemError } from '../os-error.js';
 
 const MAX_HANDLES = 128;
 const MAX_BLOCK_BYTES = 1024 * 1024;
@@ -74,6 +74,7 @@ export class FileHandles {
   async read(handleId: string, offset: number, length: number): Promise<{ chunk: Base64Payload; eof: boolean }> {
     if (length < 1 || length > MAX_BLOCK_BYTES) throw Errors.readBlockLength(MAX_BLOCK_BYTES);
     const file = this.handle(handleId);
+    if (offset > Number.MAX_SAFE_INTEGER) return this.readFarOffset(handleId, file, offset);
     const buffer = (length === MAX_BLOCK_BYTES && this.spare.pop()) || Buffer.allocUnsafe(length);
     let filled = 0;
     try {
@@ -83,10 +84,7 @@ export class FileHandles {
         filled += bytesRead;
       }
     } catch (error) {
-      // The reference drops a handle whose read failed (unless a new one took the id meanwhile).
-      if (this.open.get(handleId) === file) this.open.delete(handleId);
-      await file.close().catch(() => undefined);
-      osFailure(error);
+      await this.readFailed(handleId, file, error);
     }
     const reuse = () => {
       if (buffer.length === MAX_BLOCK_BYTES && this.spare.length < SPARE_BUFFERS) this.spare.push(buffer);
@@ -94,9 +92,37 @@ export class FileHandles {
     return { chunk: new Base64Payload(buffer.subarray(0, filled), reuse), eof: filled < length };
   }
 
+  /**
+   * An offset above 2^53 − 1 arrives rounded. In a file no larger than that,
+   * any such offset is past the end: `eof`, as the reference answers. From
+   * 2^63 on the reference's read fails (EINVAL), and the handle goes as with
+   * any failed read. A larger file (sparse, on XFS or btrfs) would be read at
+   * the wrong place: refused.
+   */
+  private async readFarOffset(handleId: string, file: FileHandle, offset: number): Promise<{ chunk: Base64Payload; eof: boolean }> {
+    let size = 0;
+    try {
+      if (offset >= 2 ** 63) throw systemError('EINVAL');
+      size = (await file.stat()).size;
+    } catch (error) {
+      await this.readFailed(handleId, file, error);
+    }
+    if (size > Number.MAX_SAFE_INTEGER) throw Errors.notExact('offset');
+    return { chunk: new Base64Payload(Buffer.alloc(0)), eof: true };
+  }
+
+  /** The reference drops a handle whose read failed (unless a new one took the id meanwhile). */
+  private async readFailed(handleId: string, file: FileHandle, error: unknown): Promise<never> {
+    if (this.open.get(handleId) === file) this.open.delete(handleId);
+    await file.close().catch(() => undefined);
+    return osFailure(error);
+  }
+
   async write(handleId: string, offset: number, bytes: Buffer): Promise<Record<string, never>> {
     if (bytes.length < 1 || bytes.length > MAX_BLOCK_BYTES) throw Errors.writeBlockLength(MAX_BLOCK_BYTES);
     if (BigInt(offset) + BigInt(bytes.length) > MAX_FILE_OFFSET) throw Errors.writeBlockRange();
+    // Node writes at the current position when given an inexact one: a rounded offset is refused.
+    if (offset > Number.MAX_SAFE_INTEGER) throw Errors.notExact('offset');
     const file = this.handle(handleId);
     let written = 0;
     try {

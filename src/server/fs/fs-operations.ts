@@ -83,19 +83,41 @@ export async function truncate(file: string): Promise<{ dev: number; ino: number
 }
 
 export async function createDirectory(dir: string, recursive: boolean): Promise<Empty> {
-  await mapped(async () => {
-    if (!recursive) return void (await fs.mkdir(dir));
-    // Node's recursive mkdir says ENOENT where the real error is another (a
-    // read-only file system, in a sandbox): a plain mkdir then gives it.
-    await fs.mkdir(dir, { recursive: true }).catch(async (error: unknown) => {
-      if (errnoCode(error) !== 'ENOENT') throw error;
-      await fs.mkdir(dir);
-    });
-    // mkdir -p succeeds on an existing directory but must fail on anything else.
-    const stat = await fs.stat(dir);
-    if (!stat.isDirectory()) throw systemError('EEXIST');
-  });
+  await mapped(() => (recursive ? createDirectoryAll(dir) : fs.mkdir(dir)));
   return {};
+}
+
+const isDirectory = (dir: string): Promise<boolean> =>
+  fs.stat(dir).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
+
+/**
+ * `mkdir -p` as the reference's `create_dir_all` does it: make the directory;
+ * if that says ENOENT, make its parent the same way and try once more; an
+ * error for a path that is a directory by then is success. Node's own
+ * recursive mkdir retries without end where a parent exists but the child
+ * cannot be made (`/proc/self/x` hangs it), and says ENOENT where the real
+ * error is another (a read-only file system, in a sandbox).
+ */
+async function createDirectoryAll(dir: string): Promise<void> {
+  try {
+    return await fs.mkdir(dir);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') {
+      if (await isDirectory(dir)) return;
+      throw error;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw error;
+    await createDirectoryAll(parent);
+  }
+  try {
+    await fs.mkdir(dir);
+  } catch (error) {
+    if (!(await isDirectory(dir))) throw error;
+  }
 }
 
 /**
