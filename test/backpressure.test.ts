@@ -76,7 +76,7 @@ describe('output memory is reused only once nothing needs it', () => {
       for (const tty of [false, true]) {
         const id = tty ? 'pty' : 'pipe';
         await server.start(id, ['cat', file], { tty });
-        await server.waitClosed(id, 30_000);
+        await server.waitClosed(id);
         const streamed = server.output(id);
         expect(streamed.length).toBe(data.length);
         expect(streamed.equals(data)).toBe(true);

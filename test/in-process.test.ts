@@ -1,4 +1,8 @@
 /** The server and client as libraries in one Node process, over in-memory streams. */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, ExecServer, ExecServerClient, Method, silentLogger } from '../src/index.js';
@@ -25,6 +29,40 @@ describe('ExecServer over streams with ExecServerClient.connect', () => {
     await client.close();
     expect(await server.done).toBe(0);
     expect(sleeper.done).toBe(true);
+  });
+
+  it('hands a stream reader output lines it may keep (line buffers are reused only on sockets)', async () => {
+    const data = Buffer.from(randomBytes(1024 * 1024).toString('hex'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'in-process-flood-'));
+    fs.writeFileSync(path.join(dir, 'data'), data);
+    const { server, toServer, fromServer } = inProcessServer();
+    const kept: Buffer[] = [];
+    let text = '';
+    const closed = new Promise<void>((resolve) =>
+      fromServer.on('data', (chunk: Buffer) => {
+        kept.push(chunk);
+        text = (text + chunk.toString('latin1')).slice(-256);
+        if (text.includes('"method":"process/closed"')) resolve();
+      }),
+    );
+    const send = (message: object) => toServer.write(`${JSON.stringify(message)}\n`);
+    send({ id: 1, method: 'initialize', params: { clientName: 'x' } });
+    send({ method: 'initialized', params: {} });
+    const argv = ['cat', path.join(dir, 'data')];
+    send({ id: 2, method: 'process/start', params: { processId: 'p', argv, cwd: '/tmp', env: { PATH: '/usr/bin:/bin' }, tty: false } });
+    await closed;
+    toServer.end();
+    expect(await server.done).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const lines = Buffer.concat(kept)
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    const output = lines.filter((message) => message.method === 'process/output').map((message) => message.params.chunk);
+    const streamed = Buffer.concat(output.map((chunk: string) => Buffer.from(chunk, 'base64')));
+    expect(streamed.length).toBe(data.length);
+    expect(streamed.equals(data)).toBe(true);
   });
 
   it('answers a client that only pipelines raw lines', async () => {

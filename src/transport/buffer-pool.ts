@@ -21,9 +21,10 @@ export class BufferPool {
   };
 
   /**
-   * Returns a buffer from `take` once nothing reads it any more. Any other
-   * buffer (a foreign one, a slab already given back) is ignored: handing
-   * one slab out twice would let two owners overwrite each other.
+   * Returns a buffer from `take` once nothing reads it any more; its holder
+   * gives it back once. A foreign buffer, or a slab that is free already, is
+   * ignored. (A slab given back again after another `take` cannot be told
+   * from a rightful return: holders must not do that.)
    */
   give(buffer: Buffer): void {
     const slab = buffer.buffer;

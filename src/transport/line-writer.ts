@@ -8,6 +8,7 @@
  * larger than a V8 string (a 512 MiB file is 716 MB of base64) never exists
  * as one string, and a block costs no JSON.stringify over its base64.
  */
+import net from 'node:net';
 import type { Writable } from 'node:stream';
 import { AbstractMessageWriter, type Message } from 'vscode-jsonrpc';
 import type { OutputStream } from '../protocol/types.js';
@@ -75,9 +76,17 @@ export class LineMessageWriter extends AbstractMessageWriter {
   private heldBytes = 0;
   private corked = false;
   private readonly lines = new BufferPool();
+  /**
+   * A socket's write calls back once the kernel has the bytes, so an output
+   * line's buffer can then be reused. Any other stream (a PassThrough handed
+   * to ExecServer) may still hold that very buffer for its reader: there,
+   * every line gets a buffer of its own.
+   */
+  private readonly reusesLines: boolean;
 
   constructor(private readonly output: Writable) {
     super();
+    this.reusesLines = output instanceof net.Socket;
     output.on('error', (error) => {
       this.closed = true;
       this.fireError([error, undefined, undefined]);
@@ -195,9 +204,9 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /** Writes a `process/output` notification (the hot path), in a reused buffer. */
   writeOutput(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void {
     if (this.closed) return;
-    const line = encodeOutputLine(processId, seq, stream, bytes, this.lines.take);
+    const line = encodeOutputLine(processId, seq, stream, bytes, this.reusesLines ? this.lines.take : Buffer.allocUnsafe);
     const written = () => {
-      this.lines.give(line);
+      if (this.reusesLines) this.lines.give(line);
       this.afterFlush();
     };
     this.whenFree(() => this.output.write(line, written), line.length);

@@ -6,17 +6,18 @@
  * frees them only when it collects, and it waits for tens of MiB of them
  * (npm run bench -- --only stalled: the peak while flowing). So our pipes
  * are read the way the PTY is: every read lands in one shared buffer and is
- * copied out at once, a large read into a slab of the runtime's pool (given
- * back when retention evicts the chunk: `OutputLog`), a small one into a
- * buffer of its own size (retention must not pin a slab per short line).
+ * copied out at once, a nearly full read into a slab of the runtime's pool
+ * (given back when retention evicts the chunk: `OutputLog`), any other into a
+ * buffer of its own size: retention counts bytes of output, and a slab holding
+ * a short read would pin more memory than it counts.
  */
 import net, { type Socket } from 'node:net';
 import type { BufferPool } from '../../transport/buffer-pool.js';
 
 /** The slab size of the output pool, and the most one read returns. */
 export const OUTPUT_SLAB_BYTES = 64 * 1024;
-/** Reads from this size on are copied into a slab. */
-const SLAB_FROM_BYTES = 16 * 1024;
+/** Reads from this size on are copied into a slab (which pins at most a third more than it holds). */
+const SLAB_FROM_BYTES = 48 * 1024;
 
 /** Every read of every pipe lands here first, and is copied out before the next. */
 const READ_BUFFER = Buffer.allocUnsafe(OUTPUT_SLAB_BYTES);

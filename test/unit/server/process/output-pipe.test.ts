@@ -37,7 +37,7 @@ describe('OutputPipe', () => {
     await pipe.closed;
     expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(chunks).equals(data)).toBe(true);
-    const slabs = chunks.filter((chunk) => chunk.length >= 16 * 1024).map((chunk) => chunk.buffer);
+    const slabs = chunks.filter((chunk) => chunk.length >= 48 * 1024).map((chunk) => chunk.buffer);
     expect(new Set(slabs).size).toBe(slabs.length);
   });
 
@@ -59,7 +59,7 @@ describe('OutputPipe', () => {
     const chunks: Buffer[] = [];
     pipe.onData((chunk) => chunks.push(chunk));
     await pipe.closed;
-    const large = chunks.filter((chunk) => chunk.length >= 16 * 1024);
+    const large = chunks.filter((chunk) => chunk.length >= 48 * 1024);
     expect(large.length).toBeGreaterThan(0);
     for (const chunk of large) expect(chunk.buffer.byteLength).toBe(OUTPUT_SLAB_BYTES);
     pool.give(large[0]!);
