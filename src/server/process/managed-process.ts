@@ -28,6 +28,9 @@ export interface ReadOptions {
   stopWaiting?: () => boolean;
 }
 
+/** How long a confined failure's exit waits for the rest of its output (see `ManagedProcess.exit`). */
+const DENIAL_OUTPUT_WAIT_MS = 250;
+
 /** setTimeout's limit; longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -45,6 +48,8 @@ export class ManagedProcess implements ChildEvents {
   /** Runs under a sandbox: its failures may be the sandbox's doing (`sandboxDenied`). */
   sandboxed = false;
   sandboxDenied = false;
+  /** A confined failure's exit, held until its pipes close (see `exit`). */
+  private heldExit: { exitCode: number; timer: NodeJS.Timeout } | undefined;
   /** `writeId`s already applied: a repeated one is answered `accepted` and not written again. */
   readonly writeIds = new Set<string>();
   onClosed: (() => void) | undefined;
@@ -85,9 +90,22 @@ export class ManagedProcess implements ChildEvents {
   }
 
   exit(status: ExitStatus): void {
-    if (this.exited) return;
-    const seq = this.nextSeq++;
+    if (this.exited || this.heldExit) return;
     const exitCode = this.protocolExitCode(status);
+    // A confined failure is told from its output, and a pipe may still hold
+    // the last of it (the words that say "denied"): the exit is reported once
+    // the pipes are closed, or after DENIAL_OUTPUT_WAIT_MS.
+    if (this.sandboxed && exitCode !== 0 && !this.closed) {
+      this.heldExit = { exitCode, timer: setTimeout(() => this.reportExit(exitCode), DENIAL_OUTPUT_WAIT_MS) };
+      return;
+    }
+    this.reportExit(exitCode);
+  }
+
+  private reportExit(exitCode: number): void {
+    clearTimeout(this.heldExit?.timer);
+    this.heldExit = undefined;
+    const seq = this.nextSeq++;
     this.exited = true;
     this.exitCode = exitCode;
     // Only a confined failure is worth reading the retained output for.
@@ -99,6 +117,7 @@ export class ManagedProcess implements ChildEvents {
 
   close(): void {
     if (this.closed) return;
+    if (this.heldExit) this.reportExit(this.heldExit.exitCode);
     const seq = this.nextSeq++;
     this.closed = true;
     this.sink.closed(this.id, seq);
