@@ -41,7 +41,12 @@ function copyOut(bytes: Buffer, slabs: BufferPool): Buffer {
   return copy;
 }
 
+/**
+ * Resolves once the socket is closed. A read error (EIO) ends the output as
+ * EOF would: 'close' follows it, and unheard it would crash the server.
+ */
 function closedOf(socket: Socket): Promise<void> {
+  socket.on('error', () => undefined);
   return new Promise((resolve) => socket.once('close', () => resolve()));
 }
 

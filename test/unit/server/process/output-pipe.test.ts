@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OUTPUT_SLAB_BYTES, OutputPipe } from '../../../../src/server/process/output-pipe.js';
+import { OUTPUT_SLAB_BYTES, OutputPipe, SocketOutput } from '../../../../src/server/process/output-pipe.js';
 import { BufferPool } from '../../../../src/transport/buffer-pool.js';
 
 const dirs: string[] = [];
@@ -65,5 +66,16 @@ describe('OutputPipe', () => {
     pool.give(large[0]!);
     // Compared as a boolean: a failing toBe would print two 64 KiB buffers.
     expect(pool.take(OUTPUT_SLAB_BYTES).buffer === large[0]!.buffer).toBe(true);
+  });
+});
+
+describe('a read error on a child pipe', () => {
+  it('ends the output as EOF does instead of crashing the server', async () => {
+    const socket = new net.Socket();
+    const output = new SocketOutput(socket);
+    // Unheard, this 'error' would be thrown: an uncaught exception in the server.
+    socket.destroy(Object.assign(new Error('read EIO'), { code: 'EIO' }));
+    await output.closed;
+    expect(socket.destroyed).toBe(true);
   });
 });
