@@ -25,6 +25,18 @@ const SLICE_BYTES = 48 * 1024;
 
 type Json = Record<string, unknown>;
 
+/**
+ * Marks a Writable whose write is done with its chunk by the time it calls
+ * back (it copies it, as a socket hands it to the kernel): output line
+ * buffers written to it may then be reused (`copiesWrites`).
+ */
+const COPIES_WRITES = Symbol('exec-server.copiesWrites');
+
+/** Says that `stream` is done with each chunk when its write calls back; returns it. */
+export function copiesWrites<T extends Writable>(stream: T): T {
+  return Object.assign(stream, { [COPIES_WRITES]: true });
+}
+
 const PAUSE_BYTES = 1024 * 1024;
 const RESUME_BYTES = 256 * 1024;
 
@@ -78,15 +90,16 @@ export class LineMessageWriter extends AbstractMessageWriter {
   private readonly lines = new BufferPool();
   /**
    * A socket's write calls back once the kernel has the bytes, so an output
-   * line's buffer can then be reused. Any other stream (a PassThrough handed
-   * to ExecServer) may still hold that very buffer for its reader: there,
-   * every line gets a buffer of its own.
+   * line's buffer can then be reused (likewise a stream marked with
+   * `copiesWrites`). Any other stream (a PassThrough handed to ExecServer)
+   * may still hold that very buffer for its reader: there, every line gets a
+   * buffer of its own.
    */
   private readonly reusesLines: boolean;
 
   constructor(private readonly output: Writable) {
     super();
-    this.reusesLines = output instanceof net.Socket;
+    this.reusesLines = output instanceof net.Socket || COPIES_WRITES in output;
     output.on('error', (error) => {
       this.closed = true;
       this.fireError([error, undefined, undefined]);
