@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { findByCmdline, waitDead, waitFound } from './support/proc.js';
 import { BASE_ENV, CLI, ServerProcess } from './support/server-process.js';
 
@@ -82,6 +84,33 @@ describe('signals (EXT-SIGNALS)', () => {
     }
     expect(findByCmdline('30.21')).toEqual([]);
     expect(findByCmdline('30.22')).toEqual([]);
+  });
+});
+
+describe('a signal ends the server even when a request is never answered', () => {
+  it('gives up an HTTP request without a timeout 5 s after SIGTERM, kills the processes and exits 0', async () => {
+    // A web server that takes requests and never answers them.
+    const silent = http.createServer(() => undefined);
+    const base = await listenLoopback(silent);
+    try {
+      const server = await started();
+      await server.start('s', ['sleep', '30.25']);
+      const hanging = server.call('http/request', { method: 'GET', url: `${base}/never`, requestId: 'h' });
+      await server.request('environment/info');
+      const sentAt = Date.now();
+      server.child.kill('SIGTERM');
+      const { code } = await server.exited;
+      const took = Date.now() - sentAt;
+      expect(code).toBe(0);
+      expect(took).toBeGreaterThanOrEqual(4500);
+      expect(took).toBeLessThan(9000);
+      expect(server.notifications('s').map((m) => m.method)).toEqual(['process/exited', 'process/closed']);
+      expect(findByCmdline('30.25')).toEqual([]);
+      // Aborted, the request still got its one answer before the server ended.
+      expect((await hanging).error).toMatchObject({ code: -32603 });
+    } finally {
+      await closeLoopback(silent);
+    }
   });
 });
 

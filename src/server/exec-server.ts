@@ -22,6 +22,9 @@ import { ProcessRuntime } from './process/runtime.js';
 import { ServerSession } from './session.js';
 import type { SessionRegistry } from './session-registry.js';
 
+/** How long a signalled server drains before it ends anyway (see `handleSignal`). */
+const SIGNAL_DRAIN_MS = 5000;
+
 export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'> {
   input: Readable;
   output: Writable;
@@ -53,6 +56,7 @@ export class ExecServer {
   private inputEnded = false;
   private shuttingDown = false;
   private signalsSeen = 0;
+  private drainDeadline: NodeJS.Timeout | undefined;
   private outputBroken = false;
   private finished = false;
 
@@ -105,18 +109,30 @@ export class ExecServer {
 
   /**
    * A shutdown signal (EXT-SIGNALS): stop reading, answer long-polls now,
-   * then drain. A second signal kills everything and ends at once.
+   * then drain. A second signal kills everything and ends at once. After
+   * SIGNAL_DRAIN_MS the drain stops waiting for answers: a signal asks the
+   * server to end, and a request that may never be answered (an HTTP request
+   * without a timeout, a call hung on a network file system) must not keep it
+   * alive. Processes are then killed and their ends reported, HTTP requests
+   * aborted, as at the end of any drain.
    */
   handleSignal(signal: NodeJS.Signals): void {
     this.signalsSeen++;
     this.logger.info(`received ${signal}`);
-    if (this.signalsSeen > 1) {
-      this.session.abort();
-      this.finish(0);
-      return;
-    }
+    if (this.signalsSeen > 1) return this.endNow();
     this.session.releaseWaiters();
     this.reader.stop();
+    this.drainDeadline = setTimeout(() => {
+      if (this.shuttingDown) return;
+      this.logger.warn(`${this.requestsRead - this.responsesWritten} requests unanswered ${SIGNAL_DRAIN_MS} ms after ${signal}: ending`);
+      this.shuttingDown = true;
+      void this.shutdown();
+    }, SIGNAL_DRAIN_MS);
+  }
+
+  private endNow(): void {
+    this.session.abort();
+    this.finish(0);
   }
 
   /**
@@ -177,6 +193,7 @@ export class ExecServer {
   private finish(code: number): void {
     if (this.finished) return;
     this.finished = true;
+    clearTimeout(this.drainDeadline);
     if (this.ownsRuntime) this.runtime.stop();
     this.connection.dispose();
     this.resolveDone(code);

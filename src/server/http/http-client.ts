@@ -35,6 +35,8 @@ type Undici = typeof import('undici');
 export class HttpClient {
   private undici: Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
+  /** Buffered requests still waiting for their whole answer. */
+  private readonly buffered = new Set<AbortController>();
 
   constructor(
     private readonly channel: DeltaChannel,
@@ -72,6 +74,7 @@ export class HttpClient {
     let response: Dispatcher.ResponseData;
     try {
       if (streaming) this.reserve(params.requestId, controller);
+      else this.buffered.add(controller);
       response = await request(valid.url, {
         method: valid.method as Dispatcher.HttpMethod,
         headers: valid.headers,
@@ -82,6 +85,7 @@ export class HttpClient {
     } catch {
       clear();
       this.streams.delete(params.requestId);
+      this.buffered.delete(controller);
       throw Errors.httpSendFailed(params.url);
     }
     const head = { status: response.statusCode, headers: flattenHeaders(response.headers) };
@@ -96,12 +100,18 @@ export class HttpClient {
       throw Errors.httpBodyFailed();
     } finally {
       clear();
+      this.buffered.delete(controller);
     }
   }
 
-  /** Aborts every streamed body with a terminal delta (EXT-DRAIN step 5). */
+  /**
+   * Aborts every streamed body with a terminal delta (EXT-DRAIN step 5), and
+   * any buffered request still waiting (only a drain that stopped waiting for
+   * answers, after a signal, has one): it is answered with its error.
+   */
   shutdown(): void {
     for (const stream of [...this.streams.values()]) stream.abort(ErrorTexts.bodyInputClosed);
+    for (const controller of this.buffered) controller.abort();
   }
 
   private reserve(requestId: string, controller: AbortController): void {
