@@ -119,7 +119,10 @@ export class ExecServer {
   handleSignal(signal: NodeJS.Signals): void {
     this.signalsSeen++;
     this.logger.info(`received ${signal}`);
-    if (this.signalsSeen > 1) return this.endNow();
+    if (this.signalsSeen > 1) {
+      this.endNow();
+      return;
+    }
     this.session.releaseWaiters();
     this.reader.stop();
     this.drainDeadline = setTimeout(() => {
