@@ -4,6 +4,7 @@
  * normalization. Each check also asserts our answer on its own, so the file
  * tests something without the reference too.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -164,6 +165,20 @@ describe('generation 2, side by side with the reference', () => {
     });
     expect(await both('fs/createDirectory', { path: uri('made/a/b'), recursive: true })).toEqual({});
     expect(fs.statSync(path.join(root, 'made/a/b')).isDirectory()).toBe(true);
+  });
+
+  it('refuses what is not a regular file, a FIFO without waiting for a writer', async () => {
+    execFileSync('mkfifo', [path.join(root, 'fifo')]);
+    for (const target of [uri('fifo'), 'file:///dev/null']) {
+      const where = target === uri('fifo') ? 'R/fifo' : '/dev/null';
+      const notAFile = { code: -32600, message: `path \`${where}\` is not a file` };
+      expect(await both('fs/readFile', { path: target })).toEqual(notAFile);
+      expect(await both('fs/open', { handleId: 'special', path: target, mode: 'read' })).toEqual(notAFile);
+    }
+    expect(await both('fs/open', { handleId: 'special', path: uri('fifo'), mode: 'replace' })).toEqual({
+      code: -32603,
+      message: 'No such device or address (os error 6)',
+    });
   });
 
   it('reads past the end at an afterSeq above 2^53', async () => {

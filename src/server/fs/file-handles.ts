@@ -56,10 +56,13 @@ export class FileHandles {
     this.opening.add(handleId); // reserved across the awaits below
     let file: FileHandle | undefined;
     try {
-      const flags = mode === 'read' ? 'r' : mode === 'replace' ? 'w' : 'r+';
-      file = await fs.open(native, flags).catch(osFailure);
+      // Only regular files, as the reference. Opened without waiting (O_NONBLOCK): a FIFO's open
+      // would wait for its other end, holding a thread of the pool; a write end with no reader fails.
+      const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_NONBLOCK } = fs.constants;
+      const flags = mode === 'read' ? O_RDONLY : mode === 'replace' ? O_WRONLY | O_CREAT | O_TRUNC : O_RDWR;
+      file = await fs.open(native, flags | O_NONBLOCK).catch(osFailure);
       const stat = await file.stat().catch(osFailure);
-      if (mode === 'read' && stat.isDirectory()) throw Errors.notAFile(native);
+      if (!stat.isFile()) throw Errors.notAFile(native);
       if (expected && (stat.dev !== expected.dev || stat.ino !== expected.ino)) throw Errors.readOnlyFileSystem();
       this.open.set(handleId, file);
       return { handleId };

@@ -25,13 +25,21 @@ async function mapped<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-/** `directoryAsNotAFile`: generation 2 refuses a directory with −32600 `path … is not a file`, generation 1 with EISDIR. */
+/**
+ * `directoryAsNotAFile`: generation 2 refuses a directory with −32600 `path …
+ * is not a file`, generation 1 with EISDIR. Generation 2 refuses any other
+ * file that is not a regular one too (a device, a FIFO), as the reference
+ * does; generation 1 refuses a FIFO or a socket, which would wait for a
+ * writer for ever. The open does not wait for one either (O_NONBLOCK): a
+ * FIFO's open blocks a thread of the pool until then.
+ */
 export function readFile(file: string, directoryAsNotAFile = false): Promise<{ dataBase64: Base64Payload }> {
   return mapped(async () => {
-    const handle = await fs.open(file, 'r');
+    const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const stat = await handle.stat();
       if (stat.isDirectory()) throw directoryAsNotAFile ? Errors.notAFile(file) : systemError('EISDIR');
+      if (!stat.isFile() && (directoryAsNotAFile || stat.isFIFO() || stat.isSocket())) throw Errors.notAFile(file);
       if (stat.size > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
       return { dataBase64: new Base64Payload(await readCapped(handle, stat.size)) };
     } finally {
@@ -65,9 +73,22 @@ async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buff
 export async function writeFile(file: string, dataBase64: string, decodeBase64: Base64Decoder): Promise<Empty> {
   const decoded = decodeBase64(dataBase64);
   if (!decoded.ok) throw Errors.writeFileBase64(decoded.error);
-  await mapped(() => fs.writeFile(file, decoded.bytes));
+  await mapped(async () => {
+    // Not waiting for a FIFO's reader (O_NONBLOCK): that open would hold a thread of the pool, and
+    // keep the server from exiting, for as long as nobody reads. Such a target is refused.
+    const handle = await fs.open(file, WRITE_NOW);
+    try {
+      const stat = await handle.stat();
+      if (stat.isFIFO() || stat.isSocket()) throw Errors.notAFile(file);
+      await handle.writeFile(decoded.bytes);
+    } finally {
+      await handle.close();
+    }
+  });
   return {};
 }
+
+const WRITE_NOW = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
 
 /** Creates or truncates a file (what `fs/open` mode replace does first); its identity, to be checked when it is reopened. */
 export async function truncate(file: string): Promise<{ dev: number; ino: number }> {
