@@ -181,6 +181,14 @@ describe('generation 2, side by side with the reference', () => {
     });
   });
 
+  it('goes on from the last chunk when a read had maxBytes, and past exit and close otherwise', async () => {
+    await exitOf('paged', ['sh', '-c', 'echo a; sleep 0.05; echo b']);
+    const all = (await both('process/read', { processId: 'paged', afterSeq: 0 })) as { chunks: unknown[]; nextSeq: number };
+    const paged = (await both('process/read', { processId: 'paged', afterSeq: 0, maxBytes: 100 })) as { nextSeq: number };
+    expect(paged.nextSeq).toBe(all.chunks.length + 1);
+    expect(all.nextSeq).toBe(all.chunks.length + 3);
+  });
+
   it('reads past the end at an afterSeq above 2^53', async () => {
     await exitOf('far', ['echo', 'far']);
     const answer = (await both('process/read', { processId: 'far', afterSeq: 2 ** 60 })) as Record<string, unknown>;

@@ -163,9 +163,10 @@ export class ManagedProcess implements ChildEvents {
       failure: null,
     };
     if (this.sink.generation() === 1) return result;
-    // Generation 2 counts exit and close too, unless maxBytes cut the output short.
-    const cutShort = last !== undefined && this.log.lastSeq > last.seq;
-    return { ...result, nextSeq: cutShort ? last.seq + 1 : this.nextSeq, sandboxDenied: this.sandboxDenied };
+    // Generation 2 counts exit and close too, unless the read had a maxBytes and returned
+    // chunks: then, as the reference, it goes on from the last chunk (cut short or not).
+    const paged = last !== undefined && maxBytes !== undefined;
+    return { ...result, nextSeq: paged ? last.seq + 1 : this.nextSeq, sandboxDenied: this.sandboxDenied };
   }
 
   private waitForEvent(timeoutMs: number): Promise<void> {
