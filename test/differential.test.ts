@@ -181,6 +181,23 @@ describe('generation 2, side by side with the reference', () => {
     });
   });
 
+  it('reports a signal death on a PTY as 1', async () => {
+    const codes: Record<string, unknown> = {};
+    for (const { name, server } of servers) {
+      await server.request('process/start', {
+        processId: 'ptykill',
+        argv: ['sh', '-c', 'kill -TERM $$'],
+        cwd: uri(),
+        env: BASE_ENV,
+        tty: true,
+      });
+      await server.waitClosed('ptykill');
+      codes[name] = server.notifications('ptykill').find((message) => message.method === 'process/exited')!.params.exitCode;
+    }
+    expect(codes.ours).toBe(1);
+    if (hasReference) expect(codes.ours).toEqual(codes.reference);
+  });
+
   it('goes on from the last chunk when a read had maxBytes, and past exit and close otherwise', async () => {
     await exitOf('paged', ['sh', '-c', 'echo a; sleep 0.05; echo b']);
     const all = (await both('process/read', { processId: 'paged', afterSeq: 0 })) as { chunks: unknown[]; nextSeq: number };

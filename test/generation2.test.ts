@@ -121,7 +121,7 @@ describe('processes in generation 2', () => {
     });
   });
 
-  it('reports 137 after terminate and 130 after interrupt, on pipes and PTYs', async () => {
+  it('reports 137 after terminate and 130 after interrupt on pipes, 1 on a PTY (as Codex 0.169)', async () => {
     const server = await generation2();
     for (const tty of [false, true]) {
       await server.start(`t${tty}`, ['sleep', '30'], { tty });
@@ -129,8 +129,8 @@ describe('processes in generation 2', () => {
       await server.start(`i${tty}`, ['sleep', '30'], { tty });
       await server.request('process/signal', { processId: `i${tty}`, signal: 'interrupt' });
       for (const [id, code] of [
-        [`t${tty}`, 137],
-        [`i${tty}`, 130],
+        [`t${tty}`, tty ? 1 : 137],
+        [`i${tty}`, tty ? 1 : 130],
       ] as const) {
         await server.waitClosed(id);
         expect(server.notifications(id).find((m) => m.method === 'process/exited')!.params.exitCode).toBe(code);

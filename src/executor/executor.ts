@@ -26,7 +26,7 @@ export type ExecutorEventListener = (processId: string, event: ProcessEvent) => 
 
 export interface Executor {
   /**
-   * Whose shapes results take: 2 (the current protocol: exit codes 128+signal,
+   * Whose shapes results take: 2 (the current protocol: exit codes 128+signal on pipes,
    * `nextSeq` counting every event, `sandboxDenied`) or 1 (Codex 0.134's, e.g.
    * through a server that only speaks it, or when asked with `protocolGeneration: 1`).
    */

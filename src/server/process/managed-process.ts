@@ -127,13 +127,14 @@ export class ManagedProcess implements ChildEvents {
   }
 
   /**
-   * A signal death reads as 128+signal in generation 2 (137 after
-   * `process/terminate`), and as −1 (pipes) or 1 (PTY) in generation 1 (§3.7).
+   * A signal death reads as 1 on a PTY (both generations, as the reference's
+   * PTY layer reports it), and on pipes as 128+signal in generation 2 (137
+   * after `process/terminate`) and −1 in generation 1 (§3.7).
    */
   private protocolExitCode(status: ExitStatus): number {
     if (status.code !== undefined) return status.code;
-    if (this.sink.generation() === 2) return 128 + status.signal;
-    return this.tty ? 1 : -1;
+    if (this.tty) return 1;
+    return this.sink.generation() === 2 ? 128 + status.signal : -1;
   }
 
   /** `process/read` (§3.4): answers at once when there is something to say, else waits. */
