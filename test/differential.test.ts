@@ -119,6 +119,11 @@ describe('generation 2, side by side with the reference', () => {
       await server.request('process/terminate', { processId: 'cat' });
     });
     expect(result).toEqual({ exitCode: 137, sandboxDenied: false, output: 'a\nb\n' });
+    // The chunk is checked before the writeId.
+    expect(await both('process/write', { processId: 'nope', chunk: '!!', writeId: '' })).toEqual({
+      code: -32602,
+      message: 'Invalid symbol 33, offset 0.',
+    });
   });
 
   it('stops at a redirect when asked, and fills headers from the server environment', async () => {

@@ -164,10 +164,11 @@ export class ProcessManager {
   }
 
   async write(params: WriteParams, decodeBase64: Base64Decoder): Promise<{ status: WriteStatus }> {
-    const writeId = params.writeId ?? undefined;
-    if (writeId === '') throw Errors.emptyWriteId();
+    // In the reference's order: the chunk's base64 first, then the writeId.
     const decoded = decodeBase64(params.chunk);
     if (!decoded.ok) throw Errors.invalidParams(decoded.error);
+    const writeId = params.writeId ?? undefined;
+    if (writeId === '') throw Errors.emptyWriteId();
     const process = await this.settled(params.processId);
     if (!process) return { status: 'unknownProcess' };
     if (writeId !== undefined && process.writeIds.has(writeId)) return { status: 'accepted' }; // a retried write
