@@ -119,6 +119,7 @@ describe('generation 2, side by side with the reference', () => {
       await server.request('process/terminate', { processId: 'cat' });
     });
     expect(result).toEqual({ exitCode: 137, sandboxDenied: false, output: 'a\nb\n' });
+    expect(await both('process/signal', { processId: 'nope', signal: 'interrupt' })).toEqual({});
     // The chunk is checked before the writeId.
     expect(await both('process/write', { processId: 'nope', chunk: '!!', writeId: '' })).toEqual({
       code: -32602,
