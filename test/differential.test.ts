@@ -187,6 +187,18 @@ describe('generation 2, side by side with the reference', () => {
     });
   });
 
+  it('hands a child its variables sorted by name, without a policy too', async () => {
+    const env = { PATH: BASE_ENV.PATH, ZED: 'z', ALPHA: 'a', MID: 'm' };
+    const answers: Record<string, unknown> = {};
+    for (const { name, server } of servers) {
+      await server.request('process/start', { processId: 'envorder', argv: ['env'], cwd: uri(), env, tty: false });
+      await server.waitClosed('envorder');
+      answers[name] = server.output('envorder').toString();
+    }
+    expect(answers.ours).toBe(`ALPHA=a\nMID=m\nPATH=${BASE_ENV.PATH}\nZED=z\n`);
+    if (hasReference) expect(answers.ours).toEqual(answers.reference);
+  });
+
   it('reports a signal death on a PTY as 1', async () => {
     const codes: Record<string, unknown> = {};
     for (const { name, server } of servers) {

@@ -65,7 +65,11 @@ export function buildEnvironment(
     for (const name of Object.keys(env)) if (!included(name)) delete env[name];
   }
   Object.assign(env, requestEnv);
-  // The reference hands the child its variables sorted by name; so do we (`env` prints the same).
+  return sortedByName(env);
+}
+
+/** The reference hands a child its variables sorted by name, with a policy or without; so do we (`env` prints the same). */
+export function sortedByName(env: Record<string, string>): Record<string, string> {
   const sorted: Record<string, string> = Object.create(null);
   for (const name of Object.keys(env).sort()) sorted[name] = env[name]!;
   return sorted;

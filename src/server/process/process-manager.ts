@@ -13,7 +13,7 @@ import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
 import { confined, findBwrap } from '../sandbox/bwrap.js';
 import { confinementOf, type Confinement } from '../sandbox/policy.js';
-import { buildEnvironment } from './env-policy.js';
+import { buildEnvironment, sortedByName } from './env-policy.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
 import { PipeChild } from './pipe-child.js';
 import { PtyChild } from './pty-child.js';
@@ -113,7 +113,7 @@ export class ProcessManager {
       throw Errors.nulByte();
     }
     if (program === '') throw Errors.missingProgram(tty);
-    const built = params.envPolicy ? buildEnvironment(params.envPolicy, this.serverEnv, env) : { ...env };
+    const built = params.envPolicy ? buildEnvironment(params.envPolicy, this.serverEnv, env) : sortedByName(env);
     const childEnv = tty && built.SHELL === undefined ? { ...built, SHELL: loginShell() } : built;
     try {
       const cwd = checkDirectory(params.cwd);
