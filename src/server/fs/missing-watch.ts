@@ -84,7 +84,10 @@ class ActiveWatch {
       this.watch();
     } catch {
       // nothing left to watch from: the watch ends without a notification
+      return;
     }
+    // What appeared between finding the new watch points and watching them made no event: look.
+    this.check();
   }
 
   private check(): void {
