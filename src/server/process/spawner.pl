@@ -58,7 +58,8 @@ sub spawn_one {
     if ($piped) { POSIX::dup2(fileno $in_r, 0) } else { open(STDIN, '<', '/dev/null') }
     POSIX::dup2(fileno $out_w, 1);
     POSIX::dup2(fileno $err_w, 2);
-    if (chdir $cwd) { %ENV = %env; exec { $file } @argv }
+    # One by one, sorted: environ keeps the order of assignment (a hash would scramble it).
+    if (chdir $cwd) { %ENV = (); $ENV{$_} = $env{$_} for sort keys %env; exec { $file } @argv }
     syswrite $st_w, pack('N', $! + 0);
     POSIX::_exit(127);
   }
