@@ -224,6 +224,21 @@ describe('generation 2, side by side with the reference', () => {
     expect(all.nextSeq).toBe(all.chunks.length + 3);
   });
 
+  it('copies a file that says it is empty but is not (/proc) whole', async () => {
+    const copies: Record<string, string> = {};
+    for (const { name, server } of servers) {
+      const destination = path.join(root, `version-${name}`);
+      await server.request('fs/copy', {
+        sourcePath: 'file:///proc/version',
+        destinationPath: pathToFileURL(destination).href,
+        recursive: false,
+      });
+      copies[name] = fs.readFileSync(destination, 'utf8');
+    }
+    expect(copies.ours).toBe(fs.readFileSync('/proc/version', 'utf8'));
+    if (hasReference) expect(copies.ours).toEqual(copies.reference);
+  });
+
   it('reads past the end at an afterSeq above 2^53', async () => {
     await exitOf('far', ['echo', 'far']);
     const answer = (await both('process/read', { processId: 'far', afterSeq: 2 ** 60 })) as Record<string, unknown>;

@@ -243,10 +243,14 @@ async function copySymlink(source: string, destination: string): Promise<void> {
 async function copyFile(source: string, destination: string, exclusive: boolean): Promise<void> {
   const existing = await fs.stat(destination).catch(() => undefined);
   if (existing?.isDirectory()) throw systemError('EISDIR');
-  if (existing) {
-    const sourceStat = await fs.stat(source);
-    // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
-    if (existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
+  const sourceStat = await fs.stat(source);
+  // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
+  if (existing && existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
+  if (sourceStat.size === 0) {
+    // A file that says it is empty (/proc, /sys) may still have content, which the kernel's
+    // copy (bounded by that size) would not see: read it to its end, as the reference does.
+    await fs.writeFile(destination, await fs.readFile(source), { flag: exclusive ? 'wx' : 'w', mode: sourceStat.mode & 0o7777 });
+    return;
   }
   await fs.copyFile(source, destination, exclusive ? constants.COPYFILE_EXCL : 0);
 }
