@@ -50,51 +50,11 @@ function closedOf(socket: Socket): Promise<void> {
   return new Promise((resolve) => socket.once('close', () => resolve()));
 }
 
-/** Our end of a pipe, by descriptor (non-blocking), read through the shared buffer. */
-export class OutputPipe implements ChildOutput {
-  readonly closed: Promise<void>;
-  private readonly socket: Socket;
-  private listener: ((bytes: Buffer) => void) | undefined;
-  /** Reads start at once; what arrives before `onData` waits here. */
-  private early: Buffer[] = [];
-
-  constructor(fd: number, slabs: BufferPool) {
-    const onread = { buffer: READ_BUFFER, callback: (length: number) => this.deliver(copyOut(READ_BUFFER.subarray(0, length), slabs)) };
-    // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
-    this.socket = new net.Socket({ fd, readable: true, writable: false, onread } as net.SocketConstructorOpts);
-    this.closed = closedOf(this.socket);
-  }
-
-  onData(listener: (bytes: Buffer) => void): void {
-    this.listener = listener;
-    const early = this.early;
-    this.early = [];
-    for (const bytes of early) listener(bytes);
-  }
-
-  pause(): void {
-    this.socket.pause();
-  }
-
-  resume(): void {
-    this.socket.resume();
-  }
-
-  destroy(): void {
-    this.socket.destroy();
-  }
-
-  private deliver(bytes: Buffer): void {
-    if (this.listener) this.listener(bytes);
-    else this.early.push(bytes);
-  }
-}
-
 /** A socket Node made for the child (no pipe pool): read as a stream, each chunk its own buffer. */
 export class SocketOutput implements ChildOutput {
   readonly closed: Promise<void>;
 
-  constructor(private readonly socket: Socket) {
+  constructor(protected readonly socket: Socket) {
     this.closed = closedOf(socket);
   }
 
@@ -112,5 +72,33 @@ export class SocketOutput implements ChildOutput {
 
   destroy(): void {
     this.socket.destroy();
+  }
+}
+
+/** Our end of a pipe, by descriptor (non-blocking), read through the shared buffer. */
+export class OutputPipe extends SocketOutput {
+  private listener: ((bytes: Buffer) => void) | undefined;
+  /** Reads start at once; what arrives before `onData` waits here. */
+  private early: Buffer[] = [];
+
+  constructor(fd: number, slabs: BufferPool) {
+    // Reads arrive on later turns of the loop, once this object is complete.
+    const route: { to?: (bytes: Buffer) => void } = {};
+    const onread = { buffer: READ_BUFFER, callback: (length: number) => route.to?.(copyOut(READ_BUFFER.subarray(0, length), slabs)) };
+    // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
+    super(new net.Socket({ fd, readable: true, writable: false, onread } as net.SocketConstructorOpts));
+    route.to = (bytes) => this.deliver(bytes);
+  }
+
+  override onData(listener: (bytes: Buffer) => void): void {
+    this.listener = listener;
+    const early = this.early;
+    this.early = [];
+    for (const bytes of early) listener(bytes);
+  }
+
+  private deliver(bytes: Buffer): void {
+    if (this.listener) this.listener(bytes);
+    else this.early.push(bytes);
   }
 }
