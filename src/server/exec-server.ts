@@ -128,7 +128,6 @@ export class ExecServer {
     this.drainDeadline = setTimeout(() => {
       if (this.shuttingDown) return;
       this.logger.warn(`${this.requestsRead - this.responsesWritten} requests unanswered ${SIGNAL_DRAIN_MS} ms after ${signal}: ending`);
-      this.shuttingDown = true;
       void this.shutdown();
     }, SIGNAL_DRAIN_MS);
   }
@@ -172,13 +171,15 @@ export class ExecServer {
     if (!this.inputEnded || this.shuttingDown) return;
     // Requests already read may still sit in vscode-jsonrpc's queue: let it dispatch them.
     setImmediate(() => {
-      if (this.shuttingDown || this.responsesWritten < this.requestsRead) return;
-      this.shuttingDown = true;
+      if (this.responsesWritten < this.requestsRead) return;
       void this.shutdown();
     });
   }
 
+  /** EXT-DRAIN steps 4–6, once. */
   private async shutdown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
     await this.session.shutdown();
     // An empty write calls back once everything before it is flushed.
     this.options.output.write('', () => this.finish(0));

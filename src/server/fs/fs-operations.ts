@@ -39,7 +39,7 @@ export function readFile(file: string, directoryAsNotAFile = false): Promise<{ d
     try {
       const stat = await handle.stat();
       if (stat.isDirectory()) throw directoryAsNotAFile ? Errors.notAFile(file) : systemError('EISDIR');
-      if (!stat.isFile() && (directoryAsNotAFile || stat.isFIFO() || stat.isSocket())) throw Errors.notAFile(file);
+      if (!stat.isFile() && (directoryAsNotAFile || waitsForOtherEnd(stat))) throw Errors.notAFile(file);
       if (stat.size > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
       return { dataBase64: new Base64Payload(await readCapped(handle, stat.size)) };
     } finally {
@@ -70,6 +70,11 @@ async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buff
   return buffer.subarray(0, length);
 }
 
+/** A FIFO or a socket: its reads and writes wait for whoever is at the other end. */
+const waitsForOtherEnd = (stat: Stats): boolean => stat.isFIFO() || stat.isSocket();
+
+const WRITE_NOW = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
+
 export async function writeFile(file: string, dataBase64: string, decodeBase64: Base64Decoder): Promise<Empty> {
   const decoded = decodeBase64(dataBase64);
   if (!decoded.ok) throw Errors.writeFileBase64(decoded.error);
@@ -79,7 +84,7 @@ export async function writeFile(file: string, dataBase64: string, decodeBase64: 
     const handle = await fs.open(file, WRITE_NOW);
     try {
       const stat = await handle.stat();
-      if (stat.isFIFO() || stat.isSocket()) throw Errors.notAFile(file);
+      if (waitsForOtherEnd(stat)) throw Errors.notAFile(file);
       await handle.writeFile(decoded.bytes);
     } finally {
       await handle.close();
@@ -87,8 +92,6 @@ export async function writeFile(file: string, dataBase64: string, decodeBase64: 
   });
   return {};
 }
-
-const WRITE_NOW = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
 
 /** Creates or truncates a file (what `fs/open` mode replace does first); its identity, to be checked when it is reopened. */
 export async function truncate(file: string): Promise<{ dev: number; ino: number }> {

@@ -19,8 +19,8 @@ export const OUTPUT_SLAB_BYTES = 64 * 1024;
 /** Reads from this size on are copied into a slab (which pins at most a third more than it holds). */
 const SLAB_FROM_BYTES = 48 * 1024;
 
-/** Every read of every pipe lands here first, and is copied out before the next. */
-const READ_BUFFER = Buffer.allocUnsafe(OUTPUT_SLAB_BYTES);
+/** Every read of every pipe and PTY lands here first, and is copied out before the next. */
+export const READ_BUFFER = Buffer.allocUnsafe(OUTPUT_SLAB_BYTES);
 
 /** The reading end of a child's output pipe. */
 export interface ChildOutput {

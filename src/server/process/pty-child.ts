@@ -27,6 +27,7 @@ import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { newDrainMarker, MarkerSearch } from './drain-marker.js';
 import { killSession, signalChild } from './kill.js';
 import { OutputBatch } from './output-batch.js';
+import { READ_BUFFER } from './output-pipe.js';
 import { perlExec } from './perl.js';
 import type { ProcessRuntime, PtyMasters } from './runtime.js';
 
@@ -54,8 +55,6 @@ function native(): NativePty {
   return nativeModule;
 }
 
-/** Where every PTY's reads land; `onData` copies out before returning. */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 /** How long a drain may wait for the marker while output is flowing. */
 const DRAIN_TIMEOUT_MS = 2000;
 
