@@ -23,11 +23,18 @@ export function fileUriToPath(value: string): string {
   if (url.hostname !== '' && url.hostname !== 'localhost') throw Errors.pathInvalidOnPlatform(value);
   try {
     // Normalized as the reference's URI parsing does (no trailing slash; `..` is resolved by URL already).
-    return path.resolve(fileURLToPath(url));
+    return nativePath(fileURLToPath(url));
   } catch (error) {
     throw Errors.invalidUri((error as Error).message);
   }
 }
+
+/**
+ * A native absolute path normalized lexically, as the reference's
+ * `AbsolutePathBuf` does: `..` drops the previous component even after a
+ * symlink, `.` and the trailing `/` go (`/a/f.txt/` names the file `f.txt`).
+ */
+export const nativePath = (value: string): string => path.posix.resolve(value);
 
 export const pathToFileUri = (native: string): string => pathToFileURL(native).href;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
-import { fileUriToPath, isFileUri, type ClientPath } from './path-uri.js';
+import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
 
 /**
  * A schema built on first use, then kept. Building every schema costs
@@ -57,7 +57,9 @@ const absolutePath = () =>
   z
     .string(expecting('path string'))
     .refine((value) => isFileUri(value) || path.posix.isAbsolute(value), literal(ErrorTexts.relativePath))
-    .transform((value): ClientPath => (isFileUri(value) ? { native: fileUriToPath(value), uri: true } : { native: value, uri: false }));
+    .transform(
+      (value): ClientPath => (isFileUri(value) ? { native: fileUriToPath(value), uri: true } : { native: nativePath(value), uri: false }),
+    );
 
 /** `cwd`: any string (relative resolves against the server's cwd), or a `file://` URI. */
 const directory = () => str().transform((value) => (isFileUri(value) ? fileUriToPath(value) : value));

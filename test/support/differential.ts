@@ -11,7 +11,10 @@ import { codexBinary, isInstalled } from '../../scripts/interop/install.mjs';
 import { ServerProcess } from './server-process.js';
 
 const REFERENCE_VERSION = '0.169.0';
+/** The generation-1 reference (Codex 0.134.0), for native-path behaviour. */
+export const GENERATION_1_REFERENCE = '0.134.0';
 export const hasReference = isInstalled(REFERENCE_VERSION);
+export const hasGeneration1Reference = isInstalled(GENERATION_1_REFERENCE);
 export const referenceSkipReason = `Codex ${REFERENCE_VERSION} is not installed (npm run interop installs it)`;
 
 export interface Contestant {
@@ -21,12 +24,12 @@ export interface Contestant {
 }
 
 /** Our server, and the reference when it is installed; CODEX_HOME stays outside /tmp, as Codex wants. */
-export async function contestants(env: NodeJS.ProcessEnv = process.env): Promise<Contestant[]> {
+export async function contestants(env: NodeJS.ProcessEnv = process.env, version = REFERENCE_VERSION): Promise<Contestant[]> {
   const ours = await ServerProcess.started([], env);
   const list: Contestant[] = [{ name: 'ours', server: ours, dispose: () => ours.dispose() }];
-  if (hasReference) {
+  if (isInstalled(version)) {
     const home = fs.mkdtempSync(path.join(os.homedir(), '.exec-server-diff-home-'));
-    const program: [string, string[]] = [codexBinary(REFERENCE_VERSION), ['exec-server', '--listen', 'stdio']];
+    const program: [string, string[]] = [codexBinary(version), ['exec-server', '--listen', 'stdio']];
     const reference = await ServerProcess.started([], { ...env, CODEX_HOME: home }, undefined, program);
     list.push({
       name: 'reference',

@@ -42,8 +42,14 @@ function checkFormat(file: string): void {
   if (!isElf && !isScript) throw systemError('ENOEXEC');
 }
 
+/**
+ * The directory the child starts in, unresolved: the kernel follows `..`
+ * after a symlink physically, as the child's chdir will (the reference does
+ * not normalize `cwd` lexically, unlike fs paths). An empty cwd is ENOENT, as chdir("").
+ */
 export function checkDirectory(cwd: string): string {
-  const absolute = path.resolve(cwd);
+  if (cwd === '') throw systemError('ENOENT');
+  const absolute = path.isAbsolute(cwd) ? cwd : `${process.cwd()}/${cwd}`;
   const stat = fs.statSync(absolute);
   if (!stat.isDirectory()) throw systemError('ENOTDIR');
   fs.accessSync(absolute, fs.constants.X_OK);
@@ -53,7 +59,8 @@ export function checkDirectory(cwd: string): string {
 /** Returns the absolute path of the program, or throws a system error. */
 export function resolveProgram({ program, cwd, env, tty }: ResolveInput): string {
   if (program.includes('/')) {
-    const file = path.resolve(cwd, program);
+    // Joined, not resolved: `../x` from a symlinked cwd is found where exec finds it.
+    const file = path.isAbsolute(program) ? program : `${cwd}/${program}`;
     checkExecutable(file);
     return file;
   }
