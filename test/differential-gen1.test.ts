@@ -4,54 +4,32 @@
  * way, so that writes by one cannot change the other's answers.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Contestant, contestants, GENERATION_1_REFERENCE, hasGeneration1Reference, normalize } from './support/differential.js';
+import { type Arenas, arenas } from './support/arenas.js';
+import { GENERATION_1_REFERENCE, hasGeneration1Reference } from './support/differential.js';
 
-interface Arena extends Contestant {
-  root: string;
-}
-
-let arenas: Arena[];
+let contest: Arenas;
+const both = (method: string, params: Record<string, unknown>) => contest.both(method, params);
 
 /** f.txt, d/sub, d/run.sh, and `link` → d/sub: `link/..` is `d` physically, the root lexically. */
-function scratchTree(): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'differential-gen1-')));
+function scratchTree(root: string): void {
   fs.writeFileSync(path.join(root, 'f.txt'), 'hi\n');
   fs.mkdirSync(path.join(root, 'd', 'sub'), { recursive: true });
   fs.writeFileSync(path.join(root, 'd', 'run.sh'), '#!/bin/sh\necho ran in d\n', { mode: 0o755 });
   fs.symlinkSync('d/sub', path.join(root, 'link'));
-  return root;
 }
 
 beforeAll(async () => {
-  const list = await contestants(process.env, GENERATION_1_REFERENCE);
-  arenas = list.map((contestant) => ({ ...contestant, root: scratchTree() }));
+  contest = await arenas(GENERATION_1_REFERENCE, scratchTree);
 });
 
-afterAll(async () => {
-  await Promise.all(arenas.map((arena) => arena.dispose()));
-  for (const { root } of arenas) fs.rmSync(root, { recursive: true, force: true });
-});
-
-/** Every contestant's answer to one request (`R` stands for its root), compared; birth times left out (musl reports 0). */
-async function both(method: string, params: Record<string, unknown>): Promise<unknown> {
-  const answers: Record<string, unknown> = {};
-  for (const { name, server, root } of arenas) {
-    const rooted = JSON.parse(JSON.stringify(params).split('R/').join(`${root}/`));
-    const response = await server.call(method, rooted);
-    const { createdAtMs: _birth, ...answer } = normalize(response.error ?? response.result, root) as Record<string, unknown>;
-    answers[name] = answer;
-  }
-  if (hasGeneration1Reference) expect(answers.ours).toEqual(answers.reference);
-  return answers.ours;
-}
+afterAll(() => contest.dispose());
 
 /** Output of a started process once it closed, on every contestant. */
 async function outputOf(processId: string): Promise<unknown> {
   const outputs: Record<string, string> = {};
-  for (const { name, server, root } of arenas) {
+  for (const { name, server, root } of contest.list) {
     await server.waitClosed(processId);
     outputs[name] = server.output(processId).toString().split(root).join('R');
   }
@@ -79,7 +57,7 @@ describe(`generation 1, side by side with Codex ${GENERATION_1_REFERENCE}`, () =
   });
 
   it('leaves cwd to the kernel: `..` after a symlink is physical, and the program is found from there', async () => {
-    for (const { server, root } of arenas) {
+    for (const { server, root } of contest.list) {
       await server.start('physical', ['pwd'], { cwd: `${root}/link/..` });
       await server.start('relative-program', ['../run.sh'], { cwd: `${root}/link` });
     }

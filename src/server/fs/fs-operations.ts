@@ -3,7 +3,7 @@
  * Paths arrive absolute and unnormalized (checked by the schemas); OS errors
  * become protocol errors through `fsError`, one errno table for all.
  */
-import { constants, lstat as lstatCallback, stat as statCallback, type Stats } from 'node:fs';
+import { constants, type Dirent, lstat as lstatCallback, stat as statCallback, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Base64Decoder } from '../../protocol/base64.js';
@@ -174,7 +174,7 @@ export function getMetadata(file: string): Promise<FsMetadataResult> {
 
 export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
   return mapped(async () => {
-    const dirents = await fs.readdir(dir, { withFileTypes: true });
+    const dirents = await direntsInOsOrder(dir);
     const entries: FsDirectoryEntry[] = [];
     for (const dirent of dirents) {
       if (dirent.isDirectory() || dirent.isFile()) {
@@ -191,7 +191,17 @@ export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
   });
 }
 
-function isUnknownType(dirent: import('node:fs').Dirent): boolean {
+/**
+ * A directory's entries in the order the OS lists them, as the reference
+ * lists and copies them (`fs.readdir` sorts them: libuv's scandir does).
+ */
+async function direntsInOsOrder(dir: string): Promise<Dirent[]> {
+  const dirents: Dirent[] = [];
+  for await (const dirent of await fs.opendir(dir, { bufferSize: 128 })) dirents.push(dirent);
+  return dirents;
+}
+
+function isUnknownType(dirent: Dirent): boolean {
   return (
     !dirent.isBlockDevice() &&
     !dirent.isCharacterDevice() &&
@@ -223,7 +233,7 @@ export async function copy(source: string, destination: string, recursive: boole
   await mapped(async () => {
     const stat = await fs.lstat(source);
     if (stat.isSymbolicLink()) return copySymlink(source, destination);
-    if (stat.isFile()) return copyFile(source, destination, false);
+    if (stat.isFile()) return copyFile(source, destination);
     if (!stat.isDirectory()) throw Errors.copyUnsupportedType();
     if (!recursive) throw Errors.copyDirectoryNeedsRecursive();
     const from = await fs.realpath(source);
@@ -243,7 +253,8 @@ async function copySymlink(source: string, destination: string): Promise<void> {
   await fs.symlink(await fs.readlink(source), destination);
 }
 
-async function copyFile(source: string, destination: string, exclusive: boolean): Promise<void> {
+/** Replaces a file that is there (through a symlink too), as the reference's copy does. */
+async function copyFile(source: string, destination: string): Promise<void> {
   const existing = await fs.stat(destination).catch(() => undefined);
   if (existing?.isDirectory()) throw systemError('EISDIR');
   const sourceStat = await fs.stat(source);
@@ -252,22 +263,27 @@ async function copyFile(source: string, destination: string, exclusive: boolean)
   if (sourceStat.size === 0) {
     // A file that says it is empty (/proc, /sys) may still have content, which the kernel's
     // copy (bounded by that size) would not see: read it to its end, as the reference does.
-    await fs.writeFile(destination, await fs.readFile(source), { flag: exclusive ? 'wx' : 'w', mode: sourceStat.mode & 0o7777 });
+    await fs.writeFile(destination, await fs.readFile(source), { mode: sourceStat.mode & 0o7777 });
     return;
   }
-  await fs.copyFile(source, destination, exclusive ? constants.COPYFILE_EXCL : 0);
+  await fs.copyFile(source, destination);
 }
 
+/**
+ * Merges into a directory that is there (a symlink to one too): files are
+ * replaced, a symlink in the way is EEXIST, in the OS's order, stopping at
+ * the first error, as the reference does.
+ */
 async function copyDirectory(source: string, destination: string): Promise<void> {
-  const existing = await fs.lstat(destination).catch(() => undefined);
+  const existing = await fs.stat(destination).catch(() => undefined);
   if (existing && !existing.isDirectory()) throw systemError('EEXIST');
   if (!existing) await fs.mkdir(destination);
-  for (const dirent of await fs.readdir(source, { withFileTypes: true })) {
+  for (const dirent of await direntsInOsOrder(source)) {
     const from = path.join(source, dirent.name);
     const to = path.join(destination, dirent.name);
     if (dirent.isSymbolicLink()) await copySymlink(from, to);
     else if (dirent.isDirectory()) await copyDirectory(from, to);
-    else if (dirent.isFile()) await copyFile(from, to, true);
+    else if (dirent.isFile()) await copyFile(from, to);
     else throw Errors.copyUnsupportedType();
   }
 }
