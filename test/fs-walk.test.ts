@@ -41,6 +41,9 @@ beforeAll(async () => {
   fs.symlinkSync('loop1', path.join(root, 'loop2'));
   fs.symlinkSync('..', path.join(root, 'dir/up'));
   execFileSync('mkfifo', [path.join(root, 'fifo')]);
+  file('counted/b.txt');
+  execFileSync('mkfifo', [path.join(root, 'counted/a-fifo')]);
+  fs.symlinkSync('nowhere', path.join(root, 'counted/0-dangling'));
   servers = await contestants();
 });
 
@@ -73,7 +76,11 @@ const CASES: Array<[string, Record<string, unknown>]> = [
   ['pruning hidden directories', { options: options({ pruneHiddenDirectories: true }) }],
   ['maxDepth 0', { options: options({ maxDepth: 0 }) }],
   ['maxDepth 1', { options: options({ maxDepth: 1 }) }],
-  ['maxEntries 3', { options: options({ maxEntries: 3 }) }],
+  // Every count up to past the whole tree: entries met but not listed count too.
+  ...Array.from({ length: 24 }, (_, index): [string, Record<string, unknown>] => [
+    `maxEntries ${index + 1}`,
+    { options: options({ maxEntries: index + 1, followDirectorySymlinks: index % 2 === 0 }) },
+  ]),
   ['maxDirectories 2', { options: options({ maxDirectories: 2 }) }],
   ['maxDepth 0 with maxDirectories 1', { options: options({ maxDepth: 0, maxDirectories: 1 }) }],
   ['limits of zero', { options: options({ maxEntries: 0 }) }],
@@ -96,17 +103,19 @@ describe('fs/walk', () => {
   it('lists breadth-first, names sorted bytewise, only files and directories, never the root', async () => {
     const { ours } = await ask({ path: uri(root), options: options({ maxDepth: 1 }) });
     const result = ours as { entries: Array<{ path: string; kind: string }>; truncated: boolean; errors: unknown[] };
-    expect(result.entries.slice(0, 11).map((entry) => entry.path)).toEqual([
+    expect(result.entries.slice(0, 13).map((entry) => entry.path)).toEqual([
       'file://R/.hdir',
       'file://R/.hidden.txt',
       'file://R/B.txt',
       'file://R/a.txt',
+      'file://R/counted',
       'file://R/dir',
       'file://R/e',
       'file://R/empty',
       'file://R/sp%20ace%23%25%3F%C3%BC.txt',
       'file://R/zdir',
       'file://R/.hdir/in-hidden.txt',
+      'file://R/counted/b.txt',
       'file://R/dir/c.txt',
     ]);
     expect(result).toMatchObject({ truncated: false, errors: [] });
@@ -117,6 +126,16 @@ describe('fs/walk', () => {
     expect(entries).toMatchObject({ truncated: true, entries: [{ path: 'file://R/.hdir' }, { path: 'file://R/.hidden.txt' }] });
     expect((await ask({ path: uri(root), options: options({ maxDepth: 0 }) })).ours).toMatchObject({ truncated: false });
     expect((await ask({ path: uri(root), options: options({ maxDirectories: 1 }) })).ours).toMatchObject({ truncated: true });
+  });
+
+  it('counts a FIFO against maxEntries without listing it, and a dangling link not at all', async () => {
+    const counted = uri(path.join(root, 'counted'));
+    expect((await ask({ path: counted, options: options({ maxEntries: 1 }) })).ours).toEqual({ entries: [], errors: [], truncated: true });
+    expect((await ask({ path: counted, options: options({ maxEntries: 2 }) })).ours).toEqual({
+      entries: [{ path: 'file://R/counted/b.txt', kind: 'file' }],
+      errors: [],
+      truncated: false,
+    });
   });
 
   it('refuses bad limits before looking at the path, with the reference texts', async () => {

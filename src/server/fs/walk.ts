@@ -5,7 +5,9 @@
  * symlink is listed only when it leads to a directory and links are
  * followed, and a directory already met is listed but not walked again.
  * `truncated` says that a limit on entries or directories cut the walk
- * short (the depth limit never does). Unreadable directories become
+ * short (the depth limit never does). `maxEntries` counts every entry met
+ * that resolves, listed or not (a FIFO, a link not followed), as the
+ * reference counts them; a dangling link does not count. Unreadable directories become
  * `errors` items, not a failed request.
  */
 import type { Stats } from 'node:fs';
@@ -45,14 +47,21 @@ function checkLimits(options: WalkOptions): void {
 const identity = (stat: Stats) => `${stat.dev}:${stat.ino}`;
 const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** What a directory entry is for the walk: a file, a directory to list (and maybe walk), or nothing. */
-async function classify(child: string, follow: boolean): Promise<{ kind: 'file' | 'directory'; stat: Stats } | undefined> {
+/** A counted entry: listed as a file or a directory (to walk, maybe), or met and not listed (no kind). */
+interface Met {
+  kind?: 'file' | 'directory';
+  stat: Stats;
+}
+
+/** What a directory entry is for the walk; undefined for a link that leads nowhere (nor counted). */
+async function classify(child: string, follow: boolean): Promise<Met | undefined> {
   const link = await fs.lstat(child);
   if (link.isFile()) return { kind: 'file', stat: link };
   if (link.isDirectory()) return { kind: 'directory', stat: link };
-  if (!link.isSymbolicLink() || !follow) return undefined;
-  const target = await fs.stat(child).catch(() => undefined); // dangling links and loops are left out
-  return target?.isDirectory() ? { kind: 'directory', stat: target } : undefined;
+  if (!link.isSymbolicLink()) return { stat: link };
+  const target = await fs.stat(child).catch(() => undefined); // dangling links and loops
+  if (!target) return undefined;
+  return follow && target.isDirectory() ? { kind: 'directory', stat: target } : { stat: target };
 }
 
 export async function walk(root: string, options: WalkOptions): Promise<WalkResult> {
@@ -69,6 +78,7 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
   const met = new Set([identity(rootStat)]);
   const queue = [{ dir: root, depth: 0 }];
   let read = 0;
+  let counted = 0;
   for (let next = queue.shift(); next; next = queue.shift()) {
     if (read === options.maxDirectories) {
       result.truncated = true;
@@ -92,10 +102,12 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
         continue;
       }
       if (!found) continue;
-      if (result.entries.length === options.maxEntries) {
+      if (counted === options.maxEntries) {
         result.truncated = true;
         return result;
       }
+      counted++;
+      if (found.kind === undefined) continue;
       result.entries.push({ path: child, kind: found.kind });
       if (found.kind !== 'directory' || met.has(identity(found.stat))) continue;
       met.add(identity(found.stat));
