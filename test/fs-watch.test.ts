@@ -24,7 +24,8 @@ afterAll(() => {
 
 type Step =
   | ['watch', number, string[], string?]
-  | ['touch' | 'mkdir' | 'rm' | 'symlink', string]
+  | ['touch' | 'mkdir' | 'rm', string]
+  | ['symlink', string, string?] // to `nowhere` unless a target is given
   | ['notified'] // waits (up to 5 s) for the next fs/missingChanged
   | ['quiet']; // a round trip, then a short pause: no notification may have come
 
@@ -53,7 +54,7 @@ async function scenario(files: string[], steps: Step[], compare = true): Promise
       } else if (step[0] === 'touch') fs.writeFileSync(at(step[1]), 'y');
       else if (step[0] === 'mkdir') fs.mkdirSync(at(step[1]));
       else if (step[0] === 'rm') fs.rmSync(at(step[1]), { recursive: true });
-      else if (step[0] === 'symlink') fs.symlinkSync('nowhere', at(step[1]));
+      else if (step[0] === 'symlink') fs.symlinkSync(step[2] ?? 'nowhere', at(step[1]));
       else if (step[0] === 'notified') {
         const count = consumed;
         await server.waitFor((message) => message.method === 'fs/missingChanged' && notifications(server).length > count, 5000);
@@ -148,6 +149,22 @@ describe('fs/watchMissing', () => {
 });
 
 describe('fs/watchMissing when the watched directory itself goes and comes back', () => {
+  it('refuses a path through a symlink: present one, or one on the way to a path', async () => {
+    const seen = await scenario(
+      ['d/x'],
+      [
+        ['symlink', 'lnd', 'd'],
+        ['symlink', 'dangling'],
+        ['watch', 1, ['lnd/new']],
+        ['watch', 2, ['new'], 'lnd'],
+        ['watch', 3, ['new'], 'lnd/x'],
+        ['watch', 4, ['dangling/new']],
+        ['watch', 5, ['new'], 'd/x'],
+      ],
+    );
+    expect(seen).toEqual([{ watching: false }, { watching: false }, { watching: false }, { watching: false }, { watching: true }]);
+  });
+
   it('still notifies for the path inside it', async () => {
     expect(
       await scenario(

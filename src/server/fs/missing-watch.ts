@@ -6,7 +6,9 @@
  * or a missing directory on the way to one, comes into existence, or when
  * its `present` path disappears. It answers false when a `missing` path
  * already exists (by lstat: a dangling symlink counts), when `missing` is
- * empty, or when `present` does not exist.
+ * empty, when `present` does not exist, or when any path goes through a
+ * symlink that exists (`present` itself, or a directory on the way to any
+ * path: `/var/run/x` where `/var/run` → `/run`), as the reference refuses it.
  *
  * Each path is watched through the nearest directory that exists (inotify
  * by `fs.watch`), for the one name that matters there.
@@ -23,6 +25,27 @@ function exists(target: string): boolean {
   } catch (error) {
     return errnoCode(error) !== 'ENOENT';
   }
+}
+
+/** Whether an existing component of `target` (the whole of it included) is a symlink. */
+function throughSymlink(target: string): boolean {
+  let prefix = '';
+  for (const component of target.split('/').filter(Boolean)) {
+    prefix = `${prefix}/${component}`;
+    try {
+      if (fs.lstatSync(prefix).isSymbolicLink()) return true;
+    } catch {
+      return false; // nothing further exists
+    }
+  }
+  return false;
+}
+
+/** Why a watch is refused (answered false) before it starts. */
+function refused(missing: string[], present: string | undefined): boolean {
+  if (missing.length === 0 || missing.some(exists)) return true;
+  if (present !== undefined && !exists(present)) return true;
+  return [...missing, ...(present === undefined ? [] : [present])].some(throughSymlink);
 }
 
 /** The nearest existing ancestor of a missing path, and the name in it that would begin the path. */
@@ -120,7 +143,7 @@ export class MissingWatches {
     if (watchId <= this.mark) return { watching: false };
     this.mark = watchId;
     this.close();
-    if (missing.length === 0 || missing.some(exists) || (present !== undefined && !exists(present))) return { watching: false };
+    if (refused(missing, present)) return { watching: false };
     this.current = new ActiveWatch(watchId, missing, present, this.notify);
     return { watching: true };
   }
