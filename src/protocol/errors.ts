@@ -82,6 +82,8 @@ export const Errors = {
   stdinWriteFailed: () => internal('failed to write to process stdin'),
   closeStdinOnPty: () => invalidParams('closeStdin is only supported for pipeStdin processes'),
   unsupportedSignal: (value: string) => invalidParams(`unsupported signal \`${value}\``),
+  /** Generation 2's words for a signal we do not know: its only variant is `interrupt` (ours are an extension). */
+  unknownSignalVariant: (value: string) => invalidParams(`unknown variant \`${value}\`, expected \`interrupt\``),
   unsupportedMember: (member: string, why: string) => invalidParams(`${member} is not supported: ${why}`),
 
   // --- filesystem (§4) ---

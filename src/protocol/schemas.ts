@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
+import { taggedEnum } from './tagged-enum.js';
 
 /**
  * A schema built on first use, then kept. Building every schema costs
@@ -165,7 +166,10 @@ export const ProcessResizeParams = once(() =>
   ),
 );
 
-export const ProcessSignalParams = once(() => z.object({ processId: str(), signal: str() }, expecting('struct SignalParams')));
+/** The signal's name: generation 1 names any signal (our extension), generation 2 only `interrupt`, checked by the handler. */
+export const ProcessSignalParams = once(() =>
+  z.object({ processId: str(), signal: taggedEnum<readonly [string]>(undefined, '') }, expecting('struct SignalParams')),
+);
 
 /** Any params, `null` included: generation 2 sends `null`, generation 1 `{}`. */
 export const EnvironmentInfoParams = once(() => z.unknown());
@@ -215,13 +219,6 @@ export const FsWalkParams = once(() =>
 );
 
 const OPEN_MODES = ['read', 'replace'] as const;
-
-/** Generation 2's externally tagged enums: serde says "string or map" for a value of the wrong type. */
-const taggedEnum = <const Values extends readonly [string, ...string[]]>(values: Values, expected: string) =>
-  z.enum(values, {
-    error: (issue) =>
-      typeof issue.input === 'string' ? `${VARIANT}unknown variant \`${issue.input}\`, expected ${expected}` : 'string or map',
-  });
 
 /** Generation 2: absent means read. */
 const OpenMode = once(() => taggedEnum(OPEN_MODES, '`read` or `replace`'));

@@ -201,7 +201,7 @@ export class ProcessManager {
 
   async signal(processId: string, name: string): Promise<Record<string, never>> {
     const signal = signalByName(name);
-    if (!signal) throw Errors.unsupportedSignal(name);
+    if (!signal) throw this.sink.generation() === 2 ? Errors.unknownSignalVariant(name) : Errors.unsupportedSignal(name);
     // Generation 2 signals an unknown process as a gone one, `{}` (Codex 0.169); our generation-1 extension names it.
     const process = this.sink.generation() === 2 ? await this.settled(processId) : await this.lookup(processId);
     if (process && !process.exited && process.child) process.child.signal(signal);
