@@ -39,7 +39,9 @@ async function exercise(server: ServerProcess, toPath: (native: string) => strin
   server.notify('initialized', {});
   const file = path.join(dir, `f-${Math.random()}`);
   await call('process/start', { processId: 'pipe', argv: ['cat'], cwd: toPath(dir), env: BASE_ENV, tty: false, pipeStdin: true });
-  await call('process/write', { processId: 'pipe', chunk: b64('hi\n') });
+  // Generation 2 requires a writeId; in generation 1 it would show generation 2.
+  const writeId = toPath(dir).startsWith('file:') ? { writeId: 'w1' } : {};
+  await call('process/write', { processId: 'pipe', chunk: b64('hi\n'), ...writeId });
   await call('process/signal', { processId: 'pipe', signal: 'SIGCONT' });
   await call('process/terminate', { processId: 'pipe' });
   await server.waitClosed('pipe');

@@ -120,6 +120,11 @@ describe('generation 2, side by side with the reference', () => {
     });
     expect(result).toEqual({ exitCode: 137, sandboxDenied: false, output: 'a\nb\n' });
     expect(await both('process/signal', { processId: 'nope', signal: 'interrupt' })).toEqual({});
+    // Generation 2 requires a writeId (after the chunk's check below).
+    expect(await both('process/write', { processId: 'nope', chunk: b64('x') })).toEqual({
+      code: -32602,
+      message: 'missing field `writeId`',
+    });
     // The chunk is checked before the writeId.
     expect(await both('process/write', { processId: 'nope', chunk: '!!', writeId: '' })).toEqual({
       code: -32602,

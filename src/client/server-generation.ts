@@ -15,6 +15,8 @@ export class ServerGeneration {
     readonly value: 1 | 2,
     /** The server's cwd, which relative paths resolve against (generation 2 needs absolute URIs). */
     private readonly serverCwd: string | undefined,
+    /** Whether writes carry a `writeId`: generation 2 requires one (an in-process session of generation 2 takes native paths). */
+    private readonly writeIds = value === 2,
   ) {}
 
   /**
@@ -47,7 +49,7 @@ export class ServerGeneration {
 
   /** The members a write carries: a fresh `writeId` per write and process in generation 2. */
   writeMembers(processId: string): { writeId?: string } {
-    if (this.value === 1) return {};
+    if (!this.writeIds) return {};
     const next = (this.writeCounters.get(processId) ?? 0) + 1;
     this.writeCounters.set(processId, next);
     return { writeId: String(next) };

@@ -26,7 +26,8 @@ export interface LocalExecutorOptions {
 export class LocalExecutor extends ProtocolFacade implements Executor {
   readonly protocolGeneration = 2;
   private readonly listeners = new ListenerSet();
-  private readonly native = new ServerGeneration(1, undefined);
+  /** Native paths, and a writeId on each write, which the session's generation 2 requires. */
+  private readonly native = new ServerGeneration(1, undefined, true);
   private session: ServerSession | undefined;
   private runtime: ProcessRuntime | undefined;
 

@@ -90,6 +90,9 @@ export const Errors = {
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),
   pathInvalidOnPlatform: (value: string) => invalidRequest(`'${value}' is invalid on '${process.platform}'`),
   emptyWriteId: () => invalidParams('writeId must not be empty'),
+  /** Generation 2 requires a `writeId` on every write (a generation-1 client may leave it out). */
+  missingWriteId: () => invalidParams('missing field `writeId`'),
+  nullWriteId: () => invalidParams('writeId: invalid type: null, expected a string'),
   sandboxUnavailable: () => internal('sandbox unavailable: bwrap not found (install bubblewrap)'),
   fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
   writeFileBase64: (detail: string) => invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),

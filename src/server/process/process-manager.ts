@@ -167,6 +167,9 @@ export class ProcessManager {
     // In the reference's order: the chunk's base64 first, then the writeId.
     const decoded = decodeBase64(params.chunk);
     if (!decoded.ok) throw Errors.invalidParams(decoded.error);
+    if (this.sink.generation() === 2 && params.writeId == null) {
+      throw params.writeId === null ? Errors.nullWriteId() : Errors.missingWriteId();
+    }
     const writeId = params.writeId ?? undefined;
     if (writeId === '') throw Errors.emptyWriteId();
     const process = await this.settled(params.processId);
