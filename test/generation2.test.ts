@@ -58,10 +58,10 @@ describe('paths as file:// URIs', () => {
       message: "'file://relative/x' is invalid on 'linux'",
     });
     expect(await server.error('process/start', { processId: 'h', argv: ['true'], cwd: 'file://host/tmp', env: {}, tty: false })).toEqual({
-      code: -32600,
-      message: "'file://host/tmp' is invalid on 'linux'",
+      code: -32602,
+      message: "cwd URI `file://host/tmp` is not valid on this exec-server host: 'file://host/tmp' is invalid on 'linux'",
     });
-    expect((await server.error('fs/getMetadata', { path: 'file:///tmp/%2F' })).code).toBe(-32602);
+    expect((await server.error('fs/getMetadata', { path: 'file:///tmp/%00' })).code).toBe(-32602);
   });
 });
 

@@ -14,7 +14,8 @@
  * Unlike the reference, every message names the offending field.
  */
 import type { z } from 'zod';
-import { Errors, type ProtocolError } from './errors.js';
+import { Errors, ErrorTexts, type ProtocolError } from './errors.js';
+import { withoutLeadingControls } from './path-uri.js';
 
 export const LITERAL = '!';
 export const VARIANT = '~';
@@ -49,18 +50,31 @@ function describeValue2(value: unknown): string {
   return typeof value === 'number' ? 'number' : describeValue(value);
 }
 
+/**
+ * Generation 2 takes paths as URIs (we take native absolute ones too): a
+ * path that is neither is worded as the reference words a bad URI.
+ */
+function notAPath(value: unknown): string {
+  const scheme = typeof value === 'string' ? /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(withoutLeadingControls(value))?.[1] : undefined;
+  return (scheme ? Errors.unsupportedUriScheme(scheme.toLowerCase()) : Errors.invalidUri('relative URL without a base')).message;
+}
+
 function wordIssue(issue: z.core.$ZodIssue, params: unknown, structName: string, generation: 1 | 2): string {
   const path = issue.path;
   const value = valueAt(params, path);
   const describe = generation === 2 ? describeValue2 : describeValue;
+  if (issue.message.startsWith(LITERAL)) {
+    const sentence = issue.message.slice(LITERAL.length);
+    return generation === 2 && sentence === ErrorTexts.relativePath ? notAPath(value) : sentence;
+  }
   if (path.length === 0) return `invalid type: ${describe(params)}, expected struct ${structName}`;
-  if (issue.message.startsWith(LITERAL)) return issue.message.slice(LITERAL.length);
   // Unlike the reference, both generations name the field (PROTOCOL.md §1.4 asks for it).
   const field = (at: readonly PropertyKey[], text: string) => (at.length === 0 ? text : `${fieldName(at)}: ${text}`);
   if (issue.message.startsWith(VARIANT)) return field(path, issue.message.slice(VARIANT.length));
   const key = String(path[path.length - 1]);
   if (value === undefined) return field(path.slice(0, -1), `missing field \`${key}\``);
-  const expected = issue.message;
+  // Generation 2 reads a path as a string first, then as a URI.
+  const expected = generation === 2 && issue.message === 'path string' ? 'a string' : issue.message;
   const isUnsigned = /^u(64|size|32|16)$/.test(expected);
   if (generation === 2 && isUnsigned && typeof value === 'number') return field(path, 'invalid number');
   const isNegativeForUnsigned = isUnsigned && typeof value === 'number' && Number.isInteger(value) && value < 0;

@@ -78,6 +78,7 @@ export const Errors = {
   notATty: (id: string) => invalidRequest(`process ${id} is not a tty`),
   spawnFailed: (message: string) => internal(message),
   nulByte: () => internal('nul byte found in provided data'),
+  nulByteInEnvironment: () => internal('data provided contains a nul byte'),
   missingProgram: (tty: boolean) => internal(`missing program for ${tty ? 'PTY' : 'pipe'} spawn`),
   stdinWriteFailed: () => internal('failed to write to process stdin'),
   closeStdinOnPty: () => invalidParams('closeStdin is only supported for pipeStdin processes'),
@@ -89,6 +90,14 @@ export const Errors = {
   // --- filesystem (§4) ---
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),
   pathInvalidOnPlatform: (value: string) => invalidRequest(`'${value}' is invalid on '${process.platform}'`),
+  /** A URI whose path holds a NUL (`%00`): −32602, unlike a host, which is −32600. */
+  nulInPathUri: (value: string) => invalidParams(`'${value}' is invalid on '${process.platform}'`),
+  uriWithQuery: () => invalidParams('query parameters are not allowed in path URIs'),
+  uriWithFragment: () => invalidParams('fragments are not allowed in path URIs'),
+  unsupportedUriScheme: (scheme: string) => invalidParams(`unsupported path URI scheme \`${scheme}\``),
+  /** A URI names no path on this host: its text (−32600) prefixed for a `cwd`, which the reference answers −32602. */
+  cwdUriNotHere: (value: string, reason: string) => invalidParams(`cwd URI \`${value}\` is not valid on this exec-server host: ${reason}`),
+  pathNotUtf8: (value: string) => invalidParams(`'${value}' names a path that is not UTF-8, which this server cannot address`),
   emptyWriteId: () => invalidParams('writeId must not be empty'),
   /** Generation 2 requires a `writeId` on every write (a generation-1 client may leave it out). */
   missingWriteId: () => invalidParams('missing field `writeId`'),

@@ -1,32 +1,72 @@
 /**
  * Paths as `file://` URIs (generation 2) or native absolute paths
- * (generation 1), both accepted wherever a path goes. Node's `url` module
- * does the percent-encoding both ways.
+ * (generation 1), both accepted wherever a path goes. Node's `URL` parses a
+ * URI (scheme case, surrounding spaces, hosts, dot segments); its path is
+ * then percent-decoded as the reference decodes it, which `fileURLToPath`
+ * would refuse: `%2F` is a `/`, and an escape that is not one (`%ZZ`, a lone
+ * `%`) is taken literally.
  */
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Errors } from './errors.js';
 
-export const isFileUri = (value: string): boolean => value.startsWith('file:');
+/** The text without the leading spaces and control characters that URL parsing drops. */
+export function withoutLeadingControls(value: string): string {
+  let start = 0;
+  while (start < value.length && value.charCodeAt(start) <= 0x20) start++;
+  return value.slice(start);
+}
+
+/** The scheme, case-insensitive, as URL parsing reads it. */
+export const isFileUri = (value: string): boolean => /^file:/i.test(withoutLeadingControls(value));
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `%XX` escapes to their bytes; anything else as it is. */
+function percentDecoded(pathname: string): Buffer {
+  const bytes: number[] = [];
+  const raw = Buffer.from(pathname);
+  for (let index = 0; index < raw.length; index++) {
+    const hex = raw.toString('latin1', index + 1, index + 3);
+    if (raw[index] === 0x25 && /^[0-9a-fA-F]{2}$/.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16));
+      index += 2;
+    } else bytes.push(raw[index]!);
+  }
+  return Buffer.from(bytes);
+}
 
 /**
- * The native path of a `file://` URI. A URI with a host (`file://relative/x`)
- * is refused as the reference refuses it (−32600); an unparsable one is −32602.
+ * The native path of a `file://` URI, refused as the reference refuses it:
+ * a query or a fragment (even empty), a NUL, (−32602); a host other than
+ * `localhost` or a drive letter (`file:///C:/x`), −32600 quoting the
+ * normalized URI (`what` prefixes that for a `cwd`).
  */
-export function fileUriToPath(value: string): string {
+export function fileUriToPath(value: string, what: 'path' | 'cwd' = 'path'): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw Errors.invalidUri('relative URL without a base');
   }
-  if (url.hostname !== '' && url.hostname !== 'localhost') throw Errors.pathInvalidOnPlatform(value);
-  try {
-    // Normalized as the reference's URI parsing does (no trailing slash; `..` is resolved by URL already).
-    return nativePath(fileURLToPath(url));
-  } catch (error) {
-    throw Errors.invalidUri((error as Error).message);
+  const beforeFragment = url.href.split('#')[0]!;
+  if (beforeFragment.includes('?')) throw Errors.uriWithQuery();
+  if (url.href.includes('#')) throw Errors.uriWithFragment();
+  const decoded = percentDecoded(url.pathname);
+  if (decoded.includes(0)) throw Errors.nulInPathUri(value);
+  const elsewhere = (url.hostname !== '' && url.hostname !== 'localhost') || /^\/[A-Za-z]:/.test(url.pathname);
+  if (elsewhere) {
+    const refusal = Errors.pathInvalidOnPlatform(url.href);
+    throw what === 'cwd' ? Errors.cwdUriNotHere(value, refusal.message) : refusal;
   }
+  let native: string;
+  try {
+    native = UTF8.decode(decoded);
+  } catch {
+    throw Errors.pathNotUtf8(value);
+  }
+  // Normalized as the reference's URI parsing does (no trailing slash; `..` is resolved by URL already).
+  return nativePath(native);
 }
 
 /**

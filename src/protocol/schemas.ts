@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
-import { taggedEnum } from './tagged-enum.js';
+import { taggedEnum, unitMismatch } from './tagged-enum.js';
 
 /**
  * A schema built on first use, then kept. Building every schema costs
@@ -63,7 +63,7 @@ const absolutePath = () =>
     );
 
 /** `cwd`: any string (relative resolves against the server's cwd), or a `file://` URI. */
-const directory = () => str().transform((value) => (isFileUri(value) ? fileUriToPath(value) : value));
+const directory = () => str().transform((value) => (isFileUri(value) ? fileUriToPath(value, 'cwd') : value));
 
 /** Checked by `unsupported-requests.ts`: absent, null or disabled means no confinement. */
 const noSandbox = () => z.unknown().optional();
@@ -171,8 +171,12 @@ export const ProcessSignalParams = once(() =>
   z.object({ processId: str(), signal: taggedEnum<readonly [string]>(undefined, '') }, expecting('struct SignalParams')),
 );
 
-/** Any params, `null` included: generation 2 sends `null`, generation 1 `{}`. */
-export const EnvironmentInfoParams = once(() => z.unknown());
+/** No params: `null`, none or `{}` (generation 2 sends `null`, generation 1 `{}`); anything else is not serde's unit. */
+export const EnvironmentInfoParams = once(() =>
+  z.unknown().refine((value) => value == null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0), {
+    error: (issue) => `${LITERAL}invalid type: ${unitMismatch(issue.input)}, expected unit`,
+  }),
+);
 
 export const InitializedParams = once(() => z.object({}));
 

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { VARIANT } from './decode.js';
 
 /** serde's word for a value that stands where a unit (`null`) belongs. */
-const unitMismatch = (value: unknown): string => {
+export const unitMismatch = (value: unknown): string => {
   if (Array.isArray(value)) return 'sequence';
   if (typeof value === 'object') return 'map';
   if (typeof value === 'string') return `string ${JSON.stringify(value)}`;

@@ -109,8 +109,10 @@ export class ProcessManager {
     const program = argv[0]!;
     const argv0 = params.arg0 ?? program;
     const hasNul = (text: string) => text.includes('\0');
-    if (argv.some(hasNul) || hasNul(argv0) || Object.entries(env).some(([k, v]) => hasNul(k) || hasNul(v))) {
-      throw Errors.nulByte();
+    if (argv.some(hasNul) || hasNul(argv0)) throw Errors.nulByte();
+    // Generation 2 words a NUL in the environment differently (a later check in the reference's spawn).
+    if (Object.entries(env).some(([k, v]) => hasNul(k) || hasNul(v))) {
+      throw this.sink.generation() === 2 ? Errors.nulByteInEnvironment() : Errors.nulByte();
     }
     if (program === '') throw Errors.missingProgram(tty);
     const built = params.envPolicy ? buildEnvironment(params.envPolicy, this.serverEnv, env) : sortedByName(env);
