@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
+import { ExecMetadata } from './exec-metadata.js';
 import { taggedEnum, unitMismatch } from './tagged-enum.js';
 
 /**
@@ -111,7 +112,7 @@ const EnvPolicy = once(() =>
  */
 const codexExtras = () => ({
   sandbox: z.unknown().optional(),
-  metadata: z.unknown().optional(),
+  metadata: ExecMetadata(),
   enforceManagedNetwork: z.unknown().optional(),
   managedNetwork: z.unknown().optional(),
   networkProxy: z.unknown().optional(),

@@ -17,7 +17,7 @@ interface Arena extends Contestant {
 export interface Arenas {
   list: Arena[];
   /** Every contestant's answer to one request, compared without times (the trees were made at different moments; the musl reference reports birth as 0). */
-  both(method: string, params: Record<string, unknown>): Promise<unknown>;
+  both(method: string, params: Record<string, unknown>, tidy?: (answer: Record<string, unknown>) => unknown): Promise<unknown>;
   dispose(): Promise<void>;
 }
 
@@ -31,7 +31,7 @@ export async function arenas(version: string, build: (root: string) => void, env
   });
   return {
     list,
-    async both(method, params) {
+    async both(method, params, tidy = (answer) => answer) {
       const answers: Record<string, unknown> = {};
       for (const { name, server, root } of list) {
         const rooted = JSON.parse(JSON.stringify(params).split('R/').join(`${root}/`));
@@ -41,7 +41,7 @@ export async function arenas(version: string, build: (root: string) => void, env
           modifiedAtMs: _modified,
           ...answer
         } = normalize(response.error ?? response.result, root) as Record<string, unknown>;
-        answers[name] = answer;
+        answers[name] = tidy(answer);
       }
       if (compared) expect(answers.ours).toEqual(answers.reference);
       return answers.ours;

@@ -1,0 +1,74 @@
+/**
+ * process/start's generation-2 members beside Codex 0.169.0 when installed:
+ * `metadata` (a UUID `threadId`, a `toolCallId`; serde also takes the
+ * struct as a sequence) and a NUL in the environment. Our texts name the
+ * field (`metadata: …`); the prefix is dropped before comparing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Arenas, arenas } from './support/arenas.js';
+
+let contest: Arenas;
+let started = 0;
+const UUID = '01234567-89ab-cdef-0123-456789abcdef';
+const CHARACTER = 'invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-]';
+
+beforeAll(async () => {
+  contest = await arenas('0.169.0', () => undefined);
+  for (const { server } of contest.list) await server.request('environment/info', null);
+});
+
+afterAll(() => contest.dispose());
+
+/** Without our field prefix, which the reference does not give. */
+const unprefixed = (answer: Record<string, unknown>) =>
+  typeof answer.message === 'string' ? { ...answer, message: answer.message.replace(/^metadata: /, '') } : answer;
+
+const start = (extra: Record<string, unknown>) =>
+  contest.both(
+    'process/start',
+    { processId: `p${++started}`, argv: ['true'], cwd: 'file:///tmp', env: {}, tty: false, ...extra },
+    unprefixed,
+  );
+
+const refused = (message: string) => ({ code: -32602, message });
+
+describe('process/start metadata and environment, side by side with the reference', () => {
+  it('takes metadata that is absent, empty, a UUID in any of its forms, or a sequence of the fields', async () => {
+    for (const metadata of [
+      null,
+      {},
+      [],
+      [null],
+      [UUID, 'call'],
+      { other: 1 },
+      { threadId: UUID },
+      { threadId: UUID.replaceAll('-', '') },
+    ]) {
+      expect(await start({ metadata }), JSON.stringify(metadata)).toMatchObject({ sandboxType: 'none' });
+    }
+    expect(await start({ metadata: { threadId: `urn:uuid:${UUID}`, toolCallId: 'call' } })).toMatchObject({ sandboxType: 'none' });
+    expect(await start({ metadata: { threadId: `{${UUID}}` } })).toMatchObject({ sandboxType: 'none' });
+  });
+
+  it('refuses metadata of the wrong shape, and a threadId that is not a UUID, in the uuid crate words', async () => {
+    expect(await start({ metadata: 5 })).toEqual(refused('invalid type: number, expected struct ExecMetadata'));
+    expect(await start({ metadata: [UUID, 'c', 'x'] })).toEqual(refused('invalid length 3, expected fewer elements in array'));
+    expect(await start({ metadata: { toolCallId: 5 } })).toEqual(refused('invalid type: number, expected a string'));
+    expect(await start({ metadata: { threadId: 't' } })).toEqual(refused(`${CHARACTER}, found \`t\` at 1`));
+    expect(await start({ metadata: { threadId: `${UUID}x` } })).toEqual(refused(`${CHARACTER}, found \`x\` at 37`));
+    expect(await start({ metadata: { threadId: '0000' } })).toEqual(
+      refused('invalid length: expected length 32 for simple format, found 4'),
+    );
+    expect(await start({ metadata: { threadId: '0123-4567' } })).toEqual(refused('invalid group count: expected 5, found 2'));
+    expect(await start({ metadata: { threadId: UUID.slice(0, -1) } })).toEqual(
+      refused('invalid group length in group 4: expected 12, found 11'),
+    );
+    expect(await start({ metadata: { threadId: '0123456-789ab-cdef-0123-456789abcdef' } })).toEqual(
+      refused('invalid group length in group 0: expected 8, found 7'),
+    );
+  });
+
+  it('words a NUL in the environment as generation 2 does', async () => {
+    expect(await start({ env: { A: 'x\u0000y' } })).toEqual({ code: -32603, message: 'data provided contains a nul byte' });
+  });
+});
