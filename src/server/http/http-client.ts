@@ -86,7 +86,8 @@ export class HttpClient {
       clear();
       this.streams.delete(params.requestId);
       this.buffered.delete(controller);
-      throw Errors.httpSendFailed(params.url);
+      // The URL as URL parsing normalized it, without userinfo, as the reference names it.
+      throw Errors.httpSendFailed(valid.url.href);
     }
     const head = { status: response.statusCode, headers: flattenHeaders(response.headers) };
     if (streaming) {
@@ -153,12 +154,21 @@ export class HttpClient {
   }
 }
 
-/** undici's header object → the wire list, lower-case names, duplicates kept. */
+/** Visible ASCII and tab only: the reference leaves out a header whose value is anything else. */
+const VISIBLE_ASCII = /^[\t\x20-\x7e]*$/;
+
+/**
+ * undici's header object → the wire list, lower-case names, duplicates kept;
+ * values without trailing blanks, and only those the reference can read as
+ * text (visible ASCII), as it answers them.
+ */
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): HttpHeader[] {
   const list: HttpHeader[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) list.push({ name: name.toLowerCase(), value: item });
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (VISIBLE_ASCII.test(item)) list.push({ name: name.toLowerCase(), value: item.replace(/[\t ]+$/, '') });
+    }
   }
   return list;
 }

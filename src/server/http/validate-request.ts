@@ -14,6 +14,7 @@ const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
 
 export interface ValidRequest {
   method: string;
+  /** Without userinfo, which became an `authorization` header. */
   url: URL;
   /** Flat [name, value, name, value, …], order and duplicates kept. */
   headers: string[];
@@ -26,6 +27,29 @@ function isValidHeaderValue(value: string): boolean {
     if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) return false;
   }
   return true;
+}
+
+/** A value's UTF-8 bytes, one per character, as undici puts header strings on the wire (the reference sends UTF-8). */
+const asWireBytes = (value: string): string => Buffer.from(value, 'utf8').toString('latin1');
+
+/**
+ * `user:pass@` in the URL becomes `authorization: Basic …` (percent-decoded,
+ * as the reference's client does), and leaves the URL.
+ */
+function takeUserinfo(url: URL): string[] {
+  if (url.username === '' && url.password === '') return [];
+  const credentials = `${decodeURIComponentSafe(url.username)}:${decodeURIComponentSafe(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return ['authorization', `Basic ${Buffer.from(credentials).toString('base64')}`];
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** A header's value, continued with its `valueEnvVar` from the server's environment. */
@@ -48,15 +72,17 @@ export function validateRequest(params: Params, decodeBase64: Base64Decoder, env
   const scheme = url.protocol.slice(0, -1);
   if (scheme !== 'http' && scheme !== 'https') throw Errors.httpScheme(scheme);
   if (!TOKEN.test(params.method)) throw Errors.httpMethod();
-  const headers: string[] = [];
+  const headers = takeUserinfo(url);
   let hasAccept = false;
   for (const header of params.headers ?? []) {
     const name = header.name;
     if (!TOKEN.test(name)) throw Errors.httpHeaderName();
-    const value = headerValue(header, env);
+    const value = asWireBytes(headerValue(header, env));
     if (!isValidHeaderValue(value)) throw Errors.httpHeaderValue(name);
-    if (name.toLowerCase() === 'accept') hasAccept = true;
-    headers.push(name, value);
+    // Names go lower-case, as the reference's HTTP stack sends them.
+    const lowered = name.toLowerCase();
+    if (lowered === 'accept') hasAccept = true;
+    headers.push(lowered, value);
   }
   // The reference sends `accept: */*` unless told otherwise, and no user-agent.
   if (!hasAccept) headers.push('accept', '*/*');
