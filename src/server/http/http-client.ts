@@ -1,21 +1,20 @@
 /**
  * `http/request` (§5) on undici. Not the global fetch: fetch uppercases
  * method names, merges and sorts request headers, and decompresses bodies;
- * the reference does none of that. undici's `request` sends what it is given,
- * and its redirect interceptor follows redirects as the reference does.
+ * the reference does none of that. undici's `request` sends what it is given;
+ * redirects are followed here, hop by hop (`redirects.ts`).
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { Errors, ErrorTexts } from '../../protocol/errors.js';
+import { Errors, ErrorTexts, ProtocolError } from '../../protocol/errors.js';
 import type { DecodedParamsOf } from '../../protocol/methods.js';
 import { Notification } from '../../protocol/notifications.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
-import { validateRequest } from './validate-request.js';
+import { type Hop, isFollowed, nextHop } from './redirects.js';
+import { type ValidRequest, validateRequest } from './validate-request.js';
 
 type Params = DecodedParamsOf<'http/request'>;
-
-const MAX_REDIRECTIONS = 10;
 
 /** How streamed bodies reach the client, and whether the client keeps up. */
 export interface DeltaChannel {
@@ -33,7 +32,7 @@ interface ActiveStream {
 type Undici = typeof import('undici');
 
 export class HttpClient {
-  private undici: Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> | undefined;
+  private undici: Promise<{ request: Undici['request']; agent: Dispatcher }> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
   /** Buffered requests still waiting for their whole answer. */
   private readonly buffered = new Set<AbortController>();
@@ -49,21 +48,40 @@ export class HttpClient {
   }
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
-  private load(): Promise<{ request: Undici['request']; following: Dispatcher; direct: Dispatcher }> {
+  private load(): Promise<{ request: Undici['request']; agent: Dispatcher }> {
     this.undici ??= import('undici').then((module) => {
       // Bundled, this CommonJS package comes as a default export.
-      const { Agent, interceptors, request } = 'Agent' in module ? module : (module as { default: Undici }).default;
-      const direct = new Agent();
-      return { request, direct, following: direct.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS })) };
+      const { Agent, request } = 'Agent' in module ? module : (module as { default: Undici }).default;
+      return { request, agent: new Agent() };
     });
     return this.undici;
   }
 
+  /**
+   * Sends the request and follows its redirects unless told to stop
+   * (`redirectPolicy: "stop"`, generation 2). A transport failure names the
+   * URL of the hop that failed.
+   */
+  private async send(valid: ValidRequest, stop: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const { request, agent } = await this.load();
+    let hop: Hop = valid;
+    for (let hops = 0; ; hops++) {
+      let response: Dispatcher.ResponseData;
+      try {
+        const { method, headers, body } = hop;
+        response = await request(hop.url, { method: method as Dispatcher.HttpMethod, headers, body, signal, dispatcher: agent });
+      } catch {
+        throw Errors.httpSendFailed(hop.url.href);
+      }
+      const location = [response.headers.location].flat()[0];
+      if (stop || !isFollowed(response.statusCode, location, hops)) return response;
+      await response.body.dump();
+      hop = nextHop(hop, response.statusCode, location);
+    }
+  }
+
   async request(params: Params, decodeBase64: Base64Decoder): Promise<HttpRequestResult> {
     const valid = validateRequest(params, decodeBase64, this.env);
-    const { request, following, direct } = await this.load();
-    // `redirectPolicy: "stop"` (generation 2) answers a redirect itself; absent or `follow` follows it.
-    const dispatcher = params.redirectPolicy === 'stop' ? direct : following;
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
     const controller = new AbortController();
@@ -75,19 +93,12 @@ export class HttpClient {
     try {
       if (streaming) this.reserve(params.requestId, controller);
       else this.buffered.add(controller);
-      response = await request(valid.url, {
-        method: valid.method as Dispatcher.HttpMethod,
-        headers: valid.headers,
-        body: valid.body,
-        signal: controller.signal,
-        dispatcher,
-      });
-    } catch {
+      response = await this.send(valid, params.redirectPolicy === 'stop', controller.signal);
+    } catch (error) {
       clear();
       this.streams.delete(params.requestId);
       this.buffered.delete(controller);
-      // The URL as URL parsing normalized it, without userinfo, as the reference names it.
-      throw Errors.httpSendFailed(valid.url.href);
+      throw error instanceof ProtocolError ? error : Errors.httpSendFailed(valid.url.href);
     }
     const head = { status: response.statusCode, headers: flattenHeaders(response.headers) };
     if (streaming) {
