@@ -6,7 +6,7 @@ import { policy, REQUEST_ENV, SERVER_ENV } from './support/env-policy-cases.js';
 
 /** What Codex 0.169 sends beside the process (PROTOCOL-V2.md §3). */
 const CODEX_EXTRAS = {
-  metadata: { threadId: 't', toolCallId: 'call_1' },
+  metadata: { threadId: '01a2b3c4-d5e6-4f70-8192-a3b4c5d6e7f8', toolCallId: 'call_1' }, // a UUID, as Codex sends
   sandbox: null,
   enforceManagedNetwork: false,
   managedNetwork: null,

@@ -78,6 +78,7 @@ export const Errors = {
   notATty: (id: string) => invalidRequest(`process ${id} is not a tty`),
   spawnFailed: (message: string) => internal(message),
   nulByte: () => internal('nul byte found in provided data'),
+  badMetadata: (problem: string) => invalidParams(`metadata: ${problem}`),
   nulByteInEnvironment: () => internal('data provided contains a nul byte'),
   missingProgram: (tty: boolean) => internal(`missing program for ${tty ? 'PTY' : 'pipe'} spawn`),
   stdinWriteFailed: () => internal('failed to write to process stdin'),

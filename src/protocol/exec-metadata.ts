@@ -1,11 +1,9 @@
 /**
  * `metadata` on a generation-2 `process/start` (Codex's `ExecMetadata`: a
  * `threadId`, which is a UUID, and a `toolCallId`): checked as the reference
- * checks it, with its texts, and otherwise not used. Serde also takes a
+ * checks it, with its texts (uuid crate and serde), and otherwise not used. Serde also takes a
  * struct as a sequence of its fields in order (`[threadId, toolCallId]`).
  */
-import * as z from 'zod';
-import { VARIANT } from './decode.js';
 import { unitMismatch } from './tagged-enum.js';
 
 const GROUP_STARTS = [0, 9, 14, 19, 24];
@@ -55,18 +53,17 @@ function fieldProblem(value: unknown, uuid: boolean): string | undefined {
   return uuid && !isUuid(value) ? uuidError(value) : undefined;
 }
 
-export const ExecMetadata = () =>
-  z
-    .unknown()
-    .superRefine((input, context) => {
-      if (input === null || input === undefined) return;
-      const fail = (message: string) => context.addIssue({ code: 'custom', message: `${VARIANT}${message}`, input });
-      if (typeof input !== 'object') return fail(`invalid type: ${unitMismatch(input)}, expected struct ExecMetadata`);
-      if (Array.isArray(input) && input.length > 2) return fail(`invalid length ${input.length}, expected fewer elements in array`);
-      const [threadId, toolCallId] = Array.isArray(input)
-        ? [input[0], input[1]]
-        : [(input as Record<string, unknown>).threadId, (input as Record<string, unknown>).toolCallId];
-      const problem = fieldProblem(threadId, true) ?? fieldProblem(toolCallId, false);
-      if (problem) fail(problem);
-    })
-    .optional();
+/**
+ * What is wrong with a generation-2 `metadata`, as a whole sentence, or
+ * undefined. Generation 1 (Codex 0.134) ignored the member, so only a
+ * generation-2 session asks.
+ */
+export function execMetadataProblem(input: unknown): string | undefined {
+  if (input === null || input === undefined) return undefined;
+  if (typeof input !== 'object') return `invalid type: ${unitMismatch(input)}, expected struct ExecMetadata`;
+  if (Array.isArray(input) && input.length > 2) return `invalid length ${input.length}, expected fewer elements in array`;
+  const [threadId, toolCallId] = Array.isArray(input)
+    ? [input[0], input[1]]
+    : [(input as Record<string, unknown>).threadId, (input as Record<string, unknown>).toolCallId];
+  return fieldProblem(threadId, true) ?? fieldProblem(toolCallId, false);
+}

@@ -10,7 +10,6 @@ import * as z from 'zod';
 import { LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
-import { ExecMetadata } from './exec-metadata.js';
 import { taggedEnum, unitMismatch } from './tagged-enum.js';
 
 /**
@@ -112,7 +111,7 @@ const EnvPolicy = once(() =>
  */
 const codexExtras = () => ({
   sandbox: z.unknown().optional(),
-  metadata: ExecMetadata(),
+  metadata: z.unknown().optional(), // checked in generation 2 only: see exec-metadata.ts
   enforceManagedNetwork: z.unknown().optional(),
   managedNetwork: z.unknown().optional(),
   networkProxy: z.unknown().optional(),

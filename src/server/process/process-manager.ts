@@ -20,6 +20,7 @@ import { PtyChild } from './pty-child.js';
 import type { ProcessRuntime } from './runtime.js';
 import { checkDirectory, resolveProgram } from './resolve-program.js';
 import { signalByName } from './signals.js';
+import { execMetadataProblem } from '../../protocol/exec-metadata.js';
 
 export const RETENTION_AFTER_CLOSE_MS = 30_000;
 /** EXT-DRAIN: how long escaped descendants may hold a pipe open after exit. */
@@ -108,6 +109,8 @@ export class ProcessManager {
     const { argv, env, tty } = params;
     const program = argv[0]!;
     const argv0 = params.arg0 ?? program;
+    const metadataProblem = this.sink.generation() === 2 ? execMetadataProblem(params.metadata) : undefined;
+    if (metadataProblem) throw Errors.badMetadata(metadataProblem);
     const hasNul = (text: string) => text.includes('\0');
     if (argv.some(hasNul) || hasNul(argv0)) throw Errors.nulByte();
     // Generation 2 words a NUL in the environment differently (a later check in the reference's spawn).
