@@ -41,6 +41,7 @@ function tree(root: string): void {
   fs.symlinkSync('x.txt', path.join(root, 'linked', 'link'));
   write('linked/z.txt', 'z\n');
   write('file.txt', 'a file\n');
+  fs.symlinkSync('src/sub', path.join(root, 'into-source'));
 }
 
 beforeAll(async () => {
@@ -69,6 +70,11 @@ describe('fs/copy onto what is there, side by side with the reference', () => {
     expect(await copy('src/a.txt', 'merge', false)).toEqual({ code: -32603, message: 'Is a directory (os error 21)' });
     expect(await copy('blocked/link', 'file.txt', false)).toEqual({ code: -32603, message: 'File exists (os error 17)' });
     expect(await read('file.txt')).toBe('a file\n');
+  });
+
+  it('refuses a directory onto a symlink that leads into it', async () => {
+    expect(await copy('src', 'into-source')).toMatchObject({ code: -32600 });
+    expect(await names('src/sub')).toEqual(['b.txt']);
   });
 
   it('replaces a file', async () => {

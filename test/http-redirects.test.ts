@@ -26,6 +26,8 @@ beforeAll(async () => {
       const to = url.searchParams.get('to');
       if (status && to) response.writeHead(status, { location: to.replace('BASE', base) }).end();
       else if (url.pathname === '/loop') response.writeHead(302, { location: '/loop' }).end();
+      else if (url.pathname === '/stall') response.writeHead(302, { location: '/landing' }).write('a body that never ends');
+      else if (url.pathname === '/utf8') response.writeHead(302, { location: Buffer.from('/landing-ü').toString('latin1') }).end();
       else response.end('landed');
     });
   });
@@ -89,6 +91,14 @@ describe('http/request redirects, side by side with the reference', () => {
     const { hops: seen } = await follow({ ...post(307), url: `${base}/start?status=307&to=${other}/landing` });
     expect(seen[1]!.headers.referer).toBe('BASE/');
     expect(seen[1]!.headers.authorization).toBeUndefined();
+  });
+
+  it('follows a redirect without reading its body (one that never ends), and answers one whose location is not ASCII', async () => {
+    const stalled = await follow({ url: `${base}/stall` });
+    expect(stalled.answer).toEqual({ status: 200, body: 'landed' });
+    const utf8 = await follow({ url: `${base}/utf8` });
+    expect(utf8.answer).toMatchObject({ status: 302 });
+    expect(utf8.hops).toHaveLength(1);
   });
 
   it('fails after ten redirects, and on a target that is not HTTP', async () => {

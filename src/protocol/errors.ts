@@ -141,6 +141,5 @@ export const Errors = {
   httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
   httpTooManyRedirects: () => internal('http/request failed: too many redirects'),
   httpRedirectScheme: (scheme: string) => internal(`http/request failed: redirect target uses unsupported URL scheme: ${scheme}`),
-  httpRedirectFailed: (url: string) => internal(`http/request failed: error following redirect for url (${url})`),
   httpBodyFailed: () => internal('failed to read http/request response body: error decoding response body'),
 } as const;

@@ -11,6 +11,7 @@
  */
 import { Method } from '../protocol/method-names.js';
 import type { Generation } from '../protocol/method-spec.js';
+import { isFileUri } from '../protocol/path-uri.js';
 
 export type { Generation };
 
@@ -22,7 +23,7 @@ function showsGeneration2(method: string, params: unknown): boolean {
   const members = params as Record<string, unknown>;
   if (method === Method.ProcessWrite && members.writeId !== undefined && members.writeId !== null) return true;
   if (method === Method.ProcessStart && 'sandbox' in members) return true;
-  return PATH_MEMBERS.some((name) => typeof members[name] === 'string' && (members[name] as string).startsWith('file:'));
+  return PATH_MEMBERS.some((name) => typeof members[name] === 'string' && isFileUri(members[name] as string));
 }
 
 export class ClientGeneration {

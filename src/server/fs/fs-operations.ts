@@ -237,7 +237,8 @@ export async function copy(source: string, destination: string, recursive: boole
     if (!stat.isDirectory()) throw Errors.copyUnsupportedType();
     if (!recursive) throw Errors.copyDirectoryNeedsRecursive();
     const from = await fs.realpath(source);
-    const to = path.resolve(await realParent(destination), path.basename(destination));
+    // A destination that is there is judged where it leads (a symlink into the source too).
+    const to = await fs.realpath(destination).catch(async () => path.resolve(await realParent(destination), path.basename(destination)));
     if (to === from || to.startsWith(`${from}/`)) throw Errors.copyIntoItself();
     await copyDirectory(source, destination);
   });

@@ -11,7 +11,7 @@ import type { DecodedParamsOf } from '../../protocol/methods.js';
 import { Notification } from '../../protocol/notifications.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
-import { type Hop, isFollowed, nextHop } from './redirects.js';
+import { countHop, type Hop, isRedirect, nextHop, redirectTarget } from './redirects.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
 
 type Params = DecodedParamsOf<'http/request'>;
@@ -74,9 +74,12 @@ export class HttpClient {
         throw Errors.httpSendFailed(hop.url.href);
       }
       const location = [response.headers.location].flat()[0];
-      if (stop || !isFollowed(response.statusCode, location, hops)) return response;
-      await response.body.dump();
-      hop = nextHop(hop, response.statusCode, location);
+      const target = location === undefined ? undefined : redirectTarget(hop.url, location);
+      if (stop || !isRedirect(response.statusCode) || !target) return response;
+      // A redirect's body is never read (one that never ends must not hold the request).
+      response.body.on('error', () => undefined).destroy();
+      countHop(hops);
+      hop = nextHop(hop, response.statusCode, target);
     }
   }
 

@@ -1,8 +1,9 @@
 /**
  * Following redirects as the reference's HTTP client (reqwest) does, hop by
  * hop: 301, 302, 303, 307 and 308 with a `location` are followed (a 300 is
- * an answer), at most ten times; 303, and 301/302 after a POST, go on as a
- * GET without the body or its `content-*` headers; credentials and cookies
+ * an answer), at most ten times; a 303 goes on without the body (as a GET
+ * unless it was a HEAD), and so does a 301/302 after a POST, both without
+ * the headers that described the body; credentials and cookies
  * stay behind when the origin changes; each hop says where it came from in
  * `referer` (only the origin across origins, nothing from https to http).
  */
@@ -10,6 +11,7 @@ import { Errors } from '../../protocol/errors.js';
 
 const FOLLOWED = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTIONS = 10;
+const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding']);
 const CROSS_ORIGIN_DROPPED = new Set(['authorization', 'cookie', 'cookie2', 'proxy-authorization', 'www-authenticate']);
 
 export interface Hop {
@@ -20,27 +22,36 @@ export interface Hop {
   body: Buffer | undefined;
 }
 
-/** The request that follows `hop`'s redirect to `location`, or throws the reference's error. */
-export function nextHop(hop: Hop, status: number, location: string): Hop {
-  let url: URL;
+/**
+ * Where a redirect leads: its `location` against the URL it answered.
+ * Undefined when that is not visible ASCII or names no URL: the redirect is
+ * then the answer, as the reference gives it.
+ */
+export function redirectTarget(from: URL, location: string): URL | undefined {
+  if (!/^[\t\x20-\x7e]*$/.test(location)) return undefined;
   try {
-    url = new URL(location, hop.url);
+    return new URL(location, from);
   } catch {
-    throw Errors.httpRedirectFailed(hop.url.href);
+    return undefined;
   }
+}
+
+/** The request that follows `hop`'s redirect to `url`, or throws the reference's error. */
+export function nextHop(hop: Hop, status: number, url: URL): Hop {
   const scheme = url.protocol.slice(0, -1);
   if (scheme !== 'http' && scheme !== 'https') throw Errors.httpRedirectScheme(scheme);
-  const asGet = status === 303 ? hop.method !== 'HEAD' : (status === 301 || status === 302) && hop.method === 'POST';
+  const withoutBody = status === 303 || ((status === 301 || status === 302) && hop.method === 'POST');
+  const method = withoutBody && hop.method !== 'HEAD' ? 'GET' : hop.method;
   const sameOrigin = url.origin === hop.url.origin;
   const kept: string[] = [];
   for (let index = 0; index < hop.headers.length; index += 2) {
     const name = hop.headers[index]!;
-    if (name === 'referer' || (asGet && name.startsWith('content-')) || (!sameOrigin && CROSS_ORIGIN_DROPPED.has(name))) continue;
+    if (name === 'referer' || (withoutBody && BODY_HEADERS.has(name)) || (!sameOrigin && CROSS_ORIGIN_DROPPED.has(name))) continue;
     kept.push(name, hop.headers[index + 1]!);
   }
   const referer = refererFor(hop.url, url);
   if (referer) kept.push('referer', referer);
-  return { method: asGet ? 'GET' : hop.method, url, headers: kept, body: asGet ? undefined : hop.body };
+  return { method, url, headers: kept, body: withoutBody ? undefined : hop.body };
 }
 
 function refererFor(from: URL, to: URL): string | undefined {
@@ -53,9 +64,10 @@ function refererFor(from: URL, to: URL): string | undefined {
   return plain.href;
 }
 
-/** Whether a response is a redirect to follow; throws once the ten are spent. */
-export function isFollowed(status: number, location: string | undefined, hops: number): location is string {
-  if (!FOLLOWED.has(status) || location === undefined) return false;
+/** Whether a status is a redirect to follow. */
+export const isRedirect = (status: number): boolean => FOLLOWED.has(status);
+
+/** Throws once the ten redirects are spent. */
+export function countHop(hops: number): void {
   if (hops === MAX_REDIRECTIONS) throw Errors.httpTooManyRedirects();
-  return true;
 }
