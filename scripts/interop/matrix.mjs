@@ -129,10 +129,11 @@ export async function runCases(cases, { jobs = 3, server = 'ours', timeoutMs, we
   return results;
 }
 
-/** Our server as a WebSocket listener on loopback with a fresh token; its URL, token, and how to stop it. */
+/** Our server as a WebSocket listener on loopback with a fresh token; its URL, token, and how to stop it (and remove the token). */
 export async function startListener() {
   const token = randomBytes(16).toString('hex');
-  const tokenFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'interop-ws-')), 'token');
+  const tokenDir = fs.mkdtempSync(path.join(os.tmpdir(), 'interop-ws-'));
+  const tokenFile = path.join(tokenDir, 'token');
   fs.writeFileSync(tokenFile, token, { mode: 0o600 });
   const args = [OUR_SERVER, '--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-file', tokenFile];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -145,5 +146,11 @@ export async function startListener() {
     });
     child.on('exit', () => reject(new Error(`the listener exited: ${stderr}`)));
   });
-  return { url, token, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    fs.rmSync(tokenDir, { recursive: true, force: true });
+  };
+  return { url, token, stop };
 }

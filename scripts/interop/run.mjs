@@ -76,7 +76,7 @@ console.log('');
 console.log(formatTable(entries, versions, server));
 const failures = formatFailures(entries);
 if (failures) console.log(`\n${failures}`);
-webSocket?.stop();
+await webSocket?.stop();
 const failed = results.filter((r) => !r.ok).length;
 console.log(`\n${results.length - failed} passed, ${failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exit(failed ? 1 : 0);
