@@ -46,7 +46,7 @@ function fieldName(path: readonly PropertyKey[]): string {
 }
 
 /** How serde_json describes a value in generation 2, where numbers are not shown. */
-function describeValue2(value: unknown): string {
+export function describeValue2(value: unknown): string {
   return typeof value === 'number' ? 'number' : describeValue(value);
 }
 

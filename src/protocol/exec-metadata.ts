@@ -4,21 +4,17 @@
  * checks it, with its texts (uuid crate and serde), and otherwise not used. Serde also takes a
  * struct as a sequence of its fields in order (`[threadId, toolCallId]`).
  */
-import { unitMismatch } from './tagged-enum.js';
+import { describeValue2 } from './decode.js';
 
 const GROUP_STARTS = [0, 9, 14, 19, 24];
 const GROUP_LENGTHS = [8, 4, 4, 4, 12];
 
-/** Whether the uuid crate parses `text`: simple (32 hex), hyphenated, braced or `urn:uuid:` hyphenated. */
-function isUuid(text: string): boolean {
-  const hyphenated = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-  if (/^[0-9a-fA-F]{32}$/.test(text)) return true;
-  const inner = text.startsWith('urn:uuid:') ? text.slice(9) : text.startsWith('{') && text.endsWith('}') ? text.slice(1, -1) : text;
-  return hyphenated.test(inner);
-}
-
-/** The uuid crate's account of why `text` is not a UUID (its `InvalidUuid::into_err`). */
-function uuidError(text: string): string {
+/**
+ * Why the uuid crate would not parse `text` (its `InvalidUuid::into_err`),
+ * or undefined when it would: simple (32 hex), hyphenated, braced or
+ * `urn:uuid:` hyphenated.
+ */
+function uuidProblem(text: string): string | undefined {
   const [inner, offset, simple] =
     text.startsWith('{') && text.endsWith('}') && text.length > 1
       ? [text.slice(1, -1), 1, false]
@@ -36,21 +32,23 @@ function uuidError(text: string): string {
       return `invalid character: expected an optional prefix of \`urn:uuid:\` followed by [0-9a-fA-F-], found \`${character}\` at ${index + offset + 1}`;
     }
   }
-  if (hyphens === 0 && simple) return `invalid length: expected length 32 for simple format, found ${text.length}`;
+  if (hyphens === 0 && simple)
+    return text.length === 32 ? undefined : `invalid length: expected length 32 for simple format, found ${text.length}`;
   if (hyphens !== 4) return `invalid group count: expected 5, found ${hyphens + 1}`;
   for (let group = 0; group < 4; group++) {
     if (bounds[group] !== GROUP_STARTS[group + 1]! - 1) {
       return `invalid group length in group ${group}: expected ${GROUP_LENGTHS[group]}, found ${bounds[group]! - GROUP_STARTS[group]!}`;
     }
   }
-  return `invalid group length in group 4: expected 12, found ${inner.length - GROUP_STARTS[4]!}`;
+  const last = inner.length - GROUP_STARTS[4]!;
+  return last === 12 ? undefined : `invalid group length in group 4: expected 12, found ${last}`;
 }
 
 /** A field's problem, as a whole sentence, or undefined. */
 function fieldProblem(value: unknown, uuid: boolean): string | undefined {
   if (value === null || value === undefined) return undefined;
-  if (typeof value !== 'string') return `invalid type: ${unitMismatch(value)}, expected a string`;
-  return uuid && !isUuid(value) ? uuidError(value) : undefined;
+  if (typeof value !== 'string') return `invalid type: ${describeValue2(value)}, expected a string`;
+  return uuid ? uuidProblem(value) : undefined;
 }
 
 /**
@@ -60,7 +58,7 @@ function fieldProblem(value: unknown, uuid: boolean): string | undefined {
  */
 export function execMetadataProblem(input: unknown): string | undefined {
   if (input === null || input === undefined) return undefined;
-  if (typeof input !== 'object') return `invalid type: ${unitMismatch(input)}, expected struct ExecMetadata`;
+  if (typeof input !== 'object') return `invalid type: ${describeValue2(input)}, expected struct ExecMetadata`;
   if (Array.isArray(input) && input.length > 2) return `invalid length ${input.length}, expected fewer elements in array`;
   const [threadId, toolCallId] = Array.isArray(input)
     ? [input[0], input[1]]

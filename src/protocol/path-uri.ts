@@ -22,19 +22,12 @@ export const isFileUri = (value: string): boolean => /^file:/i.test(withoutLeadi
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** `%XX` escapes to their bytes; anything else as it is. */
-function percentDecoded(pathname: string): Buffer {
-  const bytes: number[] = [];
-  const raw = Buffer.from(pathname);
-  for (let index = 0; index < raw.length; index++) {
-    const hex = raw.toString('latin1', index + 1, index + 3);
-    if (raw[index] === 0x25 && /^[0-9a-fA-F]{2}$/.test(hex)) {
-      bytes.push(Number.parseInt(hex, 16));
-      index += 2;
-    } else bytes.push(raw[index]!);
-  }
-  return Buffer.from(bytes);
-}
+/** `%XX` escapes to their bytes; anything else as it is (a URL's path is ASCII: one byte per character). */
+const percentDecoded = (pathname: string): Buffer =>
+  Buffer.from(
+    pathname.replace(/%([0-9a-fA-F]{2})/g, (_escape, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  );
 
 /**
  * The native path of a `file://` URI, refused as the reference refuses it:

@@ -7,10 +7,10 @@
  */
 import path from 'node:path';
 import * as z from 'zod';
-import { LITERAL, VARIANT } from './decode.js';
+import { describeValue2, LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
-import { taggedEnum, unitMismatch } from './tagged-enum.js';
+import { taggedEnum } from './tagged-enum.js';
 
 /**
  * A schema built on first use, then kept. Building every schema costs
@@ -174,7 +174,7 @@ export const ProcessSignalParams = once(() =>
 /** No params: `null`, none or `{}` (generation 2 sends `null`, generation 1 `{}`); anything else is not serde's unit. */
 export const EnvironmentInfoParams = once(() =>
   z.unknown().refine((value) => value == null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0), {
-    error: (issue) => `${LITERAL}invalid type: ${unitMismatch(issue.input)}, expected unit`,
+    error: (issue) => `${LITERAL}invalid type: ${describeValue2(issue.input)}, expected unit`,
   }),
 );
 

@@ -3,15 +3,7 @@
  * `signal`) as serde reads them, with serde's error texts.
  */
 import * as z from 'zod';
-import { VARIANT } from './decode.js';
-
-/** serde's word for a value that stands where a unit (`null`) belongs. */
-export const unitMismatch = (value: unknown): string => {
-  if (Array.isArray(value)) return 'sequence';
-  if (typeof value === 'object') return 'map';
-  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
-  return typeof value === 'number' ? 'number' : `boolean \`${String(value)}\``;
-};
+import { describeValue2, VARIANT } from './decode.js';
 
 /**
  * Generation 2's externally tagged enums, in either of serde's forms: the
@@ -39,7 +31,7 @@ export const taggedEnum = <const Values extends readonly [string, ...string[]]>(
       const [name, unit] = entries[0]!;
       if (values && !(values as readonly string[]).includes(name))
         return fail(`${VARIANT}unknown variant \`${name}\`, expected ${expected}`);
-      if (unit !== null) return fail(`${VARIANT}invalid type: ${unitMismatch(unit)}, expected unit`);
+      if (unit !== null) return fail(`${VARIANT}invalid type: ${describeValue2(unit)}, expected unit`);
       return name as Name;
     });
 };
