@@ -79,7 +79,7 @@ describe.skipIf(webSocketReason !== null)(
           );
           expect(result.ok, formatFailures([{ scenario, mode, version: '0.169.0', result }])).toBe(true);
         } finally {
-          listener.stop();
+          await listener.stop();
         }
       });
     }
