@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { rawFileMiBps, rawPipeMiBps, rawPtyMiBps } from './bench/raw.mjs';
 import { blockTransfer, rawCopyMiBps, removeBlockSource } from './bench/blocks.mjs';
 import { sandboxOverhead } from './bench/sandbox.mjs';
-import { startup } from './bench/startup.mjs';
+import { formatStartup, idleRss, startup, startupSettings } from './bench/startup.mjs';
 import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
 import { TRANSPORTS } from './bench/transport.mjs';
 import {
@@ -166,12 +166,15 @@ async function main() {
   console.log(`raw fs.readFile ${fmt(rawFile.read)} MiB/s, fs.writeFile ${fmt(rawFile.write)} MiB/s (64 MiB)`);
   console.log(`ours: ${OURS}${values.peer ? `\npeer: ${values.peer}` : ''}\n`);
   if (!values.only || values.only.split(',').includes('startup')) {
-    const times = await startup(OURS, values.peer);
-    console.log(
-      `startup (medians, ms; bare \`node -e 0\` ${fmt(times.bareNode)}): server spawn → initialize answered ${fmt(times.serverInitialize)} (${fmt(times.serverInitializeX, 2)}x)` +
-        `${values.peer ? `, peer ${fmt(times.peerInitialize)}` : ''}; import('exec-server') ${fmt(times.importPackage)} (${fmt(times.importPackageX, 2)}x); ` +
-        `import + spawn + run(['true']) + close ${fmt(times.importSpawnRunClose)} (${fmt(times.importSpawnRunCloseX, 2)}x)\n`,
-    );
+    for (const { label, env } of startupSettings()) {
+      console.log(formatStartup(label, await startup(OURS, values.peer, { env }), Boolean(values.peer), fmt));
+      const rss = await idleRss(OURS, FLOOR, values.peer, { env });
+      console.log(
+        `idle RSS${label} (MiB, 1 s after initialize): ours ${fmt(rss.ours)}, bare Node server (floor) ${fmt(rss.floor)}` +
+          `${values.peer ? `, peer ${fmt(rss.peer)} (ours/peer ${fmt(rss.ours / rss.peer, 2)}x)` : ''}`,
+      );
+    }
+    console.log('');
   }
   const results = await measureAll(values.peer ? { ours: OURS, peer: values.peer } : { ours: OURS });
   const ours = results.ours;

@@ -7,8 +7,15 @@
  * - a fresh Node process that imports the package, spawns the server, runs
  *   `['true']` and closes.
  * With a peer command, also the peer's spawn → `initialize` answered.
+ *
+ * NODE_EXTRA_CA_CERTS makes every Node start read that bundle first, which
+ * can cost more than the rest of a start and so flatters every ratio to
+ * bare Node: when it is set, `bench.mjs` runs the workload with and without
+ * it (the client defers it for the server it spawns, see
+ * src/package/extra-ca-certs.ts).
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, ms } from './stats.mjs';
@@ -17,10 +24,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ENTRY = path.join(root, 'dist/index.js');
 
 /** ms from spawn to the child's exit. */
-function timeProcess(file, args) {
+function timeProcess(file, args, env) {
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(ms(process.hrtime.bigint() - started)) : reject(new Error(`${file} exited ${code}`))));
   });
@@ -36,11 +43,11 @@ function argvOf(command) {
 }
 
 /** ms from spawning `command` until its answer to `initialize` (then it is closed). */
-function timeInitialize(command) {
+function timeInitialize(command, env) {
   const [file, ...args] = argvOf(command);
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
     let answered = false;
     child.on('error', reject);
     child.stdout.on('data', (bytes) => {
@@ -54,6 +61,41 @@ function timeInitialize(command) {
   });
 }
 
+/** How long a server sits after `initialize` before its idle size is read. */
+const IDLE_MS = 1000;
+
+/** A server's resident size (MiB) once it has answered `initialize` and sat idle; then it is killed. */
+function idleRssMiB(command, env) {
+  const [file, ...args] = argvOf(command);
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
+    child.on('error', reject);
+    child.stdout.once('data', () => {
+      child.stdin.write('{"method":"initialized","params":{}}\n');
+      setTimeout(() => {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        child.on('exit', () => resolve(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024));
+        child.stdin.end();
+        child.kill('SIGKILL'); // Codex's server outlives SIGTERM and the end of its stdin for a while
+      }, IDLE_MS);
+    });
+    child.stdin.write('{"id":1,"method":"initialize","params":{"clientName":"startup"}}\n');
+  });
+}
+
+/**
+ * Idle resident sizes (MiB, medians): ours, a bare Node server that only
+ * reads stdin and spawns (`floor`), and the peer's.
+ */
+export async function idleRss(ours, floor, peer, { rounds = 5, env = process.env } = {}) {
+  const commands = { ours, floor, ...(peer ? { peer } : {}) };
+  const samples = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, command] of Object.entries(commands)) samples[name].push(await idleRssMiB(command, env));
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
 const IMPORT = `await import(${JSON.stringify(ENTRY)});`;
 const RUN = `const { ExecServerClient } = await import(${JSON.stringify(ENTRY)});
 const client = await ExecServerClient.spawn();
@@ -61,13 +103,14 @@ const result = await client.run(['true']);
 await client.close();
 if (result.exitCode !== 0) process.exit(1);`;
 
-export async function startup(ours, peer, rounds = 21) {
+/** The workload's figures in `env` (default: this process's environment). */
+export async function startup(ours, peer, { rounds = 21, env = process.env } = {}) {
   const contestants = {
-    bareNode: () => timeProcess(process.execPath, ['-e', '0']),
-    serverInitialize: () => timeInitialize(ours),
-    importPackage: () => timeProcess(process.execPath, ['--input-type=module', '-e', IMPORT]),
-    importSpawnRunClose: () => timeProcess(process.execPath, ['--input-type=module', '-e', RUN]),
-    ...(peer ? { peerInitialize: () => timeInitialize(peer) } : {}),
+    bareNode: () => timeProcess(process.execPath, ['-e', '0'], env),
+    serverInitialize: () => timeInitialize(ours, env),
+    importPackage: () => timeProcess(process.execPath, ['--input-type=module', '-e', IMPORT], env),
+    importSpawnRunClose: () => timeProcess(process.execPath, ['--input-type=module', '-e', RUN], env),
+    ...(peer ? { peerInitialize: () => timeInitialize(peer, env) } : {}),
   };
   const samples = Object.fromEntries(Object.keys(contestants).map((name) => [name, []]));
   for (const measure of Object.values(contestants)) await measure(); // warm the file cache
@@ -84,4 +127,23 @@ export async function startup(ours, peer, rounds = 21) {
     importPackageX: ratio('importPackage'),
     importSpawnRunCloseX: ratio('importSpawnRunClose'),
   };
+}
+
+/** The settings to measure in: as this process's environment is, and without NODE_EXTRA_CA_CERTS if it is set. */
+export function startupSettings() {
+  if (!process.env.NODE_EXTRA_CA_CERTS) return [{ label: '', env: process.env }];
+  const { NODE_EXTRA_CA_CERTS: _, ...without } = process.env;
+  return [
+    { label: ' with NODE_EXTRA_CA_CERTS, as set here', env: process.env },
+    { label: ' without NODE_EXTRA_CA_CERTS', env: without },
+  ];
+}
+
+/** One line of figures and ratios. */
+export function formatStartup(label, times, withPeer, fmt) {
+  return (
+    `startup${label} (medians, ms; bare \`node -e 0\` ${fmt(times.bareNode)}): server spawn → initialize answered ${fmt(times.serverInitialize)} (${fmt(times.serverInitializeX, 2)}x)` +
+    `${withPeer ? `, peer ${fmt(times.peerInitialize)}` : ''}; import('exec-server') ${fmt(times.importPackage)} (${fmt(times.importPackageX, 2)}x); ` +
+    `import + spawn + run(['true']) + close ${fmt(times.importSpawnRunClose)} (${fmt(times.importSpawnRunCloseX, 2)}x)`
+  );
 }

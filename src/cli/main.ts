@@ -3,6 +3,7 @@
  * `exec-server`: serves the protocol on stdin/stdout until stdin ends or a
  * signal arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS).
  */
+import { restoreExtraCaCerts } from '../package/extra-ca-certs.js';
 import { executorVersion } from '../server/environment-info.js';
 import { ExecServer } from '../server/exec-server.js';
 import { createStderrLogger, type Logger } from '../server/logger.js';
@@ -22,7 +23,7 @@ function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
 /** WebSocket mode: a session per connection until a signal; stdin is not read. */
 async function serveWebSocket(
   options: WebSocketCli,
-  server: { maxLineBytes: number; retentionMs: number; bwrap: string | undefined },
+  server: { maxLineBytes: number; retentionMs: number; bwrap: string | undefined; deferredCaFile: string | undefined },
   runtime: ProcessRuntime,
   logger: Logger,
 ): Promise<void> {
@@ -45,6 +46,8 @@ async function serveWebSocket(
 }
 
 function main(): void {
+  // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
+  const deferredCaFile = restoreExtraCaCerts(process.env);
   let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(process.argv.slice(2));
@@ -70,7 +73,12 @@ function main(): void {
       if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);
     },
   });
-  const serverOptions = { maxLineBytes: options.maxLineBytes, retentionMs: options.retentionMs, bwrap: options.bwrap };
+  const serverOptions = {
+    maxLineBytes: options.maxLineBytes,
+    retentionMs: options.retentionMs,
+    bwrap: options.bwrap,
+    deferredCaFile,
+  };
   if (options.webSocket) {
     runtime.prepare();
     void serveWebSocket(options.webSocket, serverOptions, runtime, logger);

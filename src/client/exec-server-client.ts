@@ -9,6 +9,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { ResponseError } from 'vscode-jsonrpc/node';
+import { deferExtraCaCerts } from '../package/extra-ca-certs.js';
 import { packageFile } from '../package/files.js';
 import { bytesOf, payloadsAsText } from '../protocol/base64-payload.js';
 import type { MethodName, ParamsOf, ProducedResultOf, ResultOf, SentParamsOf } from '../protocol/methods.js';
@@ -87,7 +88,9 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     const args = options.command === undefined ? [ownCli(), ...(options.args ?? [])] : (options.args ?? []);
     let child: ServerChild;
     try {
-      child = await ServerChild.spawn({ command, args, env: options.env, cwd: options.cwd });
+      // Our own server gets NODE_EXTRA_CA_CERTS under another name: it starts without reading it.
+      const env = options.command === undefined ? deferExtraCaCerts(options.env) : options.env;
+      child = await ServerChild.spawn({ command, args, env, cwd: options.cwd });
     } catch (error) {
       throw ClientErrors.spawnFailed(command, (error as Error).message);
     }

@@ -39,6 +39,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   sessions?: SessionRegistry;
   /** Called once the first answer is written (the CLI then readies its runtime, off the handshake's path). */
   afterFirstAnswer?: () => void;
+  /** NODE_EXTRA_CA_CERTS that Node did not read at start: `http/request` trusts it (see `package/extra-ca-certs.ts`). */
+  deferredCaFile?: string;
 }
 
 export class ExecServer {

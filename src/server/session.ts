@@ -40,6 +40,8 @@ export interface ServerSessionOptions extends ProcessManagerOptions {
   generation?: Generation;
   /** Where sessions live between connections (default: one of this session's own, which ends with it). */
   sessions?: SessionRegistry;
+  /** NODE_EXTRA_CA_CERTS that Node did not read at start: `http/request` trusts it (see `package/extra-ca-certs.ts`). */
+  deferredCaFile?: string;
 }
 
 export class ServerSession {
@@ -69,6 +71,7 @@ export class ServerSession {
         onResume: (listener) => channel.onResume(listener),
       },
       options.serverEnv,
+      options.deferredCaFile,
     );
     channel.onResume(() => this.attachment?.processes.resumeAll());
     const handlers = serverHandlers({

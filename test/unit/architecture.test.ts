@@ -63,7 +63,7 @@ const ALLOWED: Record<string, string[]> = {
   client: ['package', 'protocol', 'transport'],
   executor: ['protocol', 'client', 'server'],
   sessions: ['protocol', 'client', 'executor'],
-  cli: ['protocol', 'transport', 'server'],
+  cli: ['package', 'protocol', 'transport', 'server'],
   'index.ts': ['protocol', 'transport', 'server', 'client', 'executor', 'sessions'],
 };
 

@@ -1,0 +1,46 @@
+/**
+ * NODE_EXTRA_CA_CERTS makes every Node process read and parse that bundle
+ * before any of its code runs, which can cost more than the rest of the
+ * server's start (`npm run bench -- --only startup` prints both). The server
+ * needs those certificates only for `http/request`, so the client hands the
+ * variable to a server it spawns under another name: the server puts it back
+ * at once (its children see what they always saw) and gives the certificates
+ * to its HTTP agent on the first request (`server/http/trusted-cas.ts`).
+ */
+
+/** The name the variable travels under from the client to the server it spawns. */
+export const DEFERRED_CA_VARIABLE = 'EXEC_SERVER_DEFERRED_EXTRA_CA_CERTS';
+
+/**
+ * Node options that choose another certificate store: with them, Node's own
+ * reading of NODE_EXTRA_CA_CERTS is kept, as the server could not rebuild
+ * that store for its agent.
+ */
+const CA_STORE_OPTIONS = /--use-openssl-ca|--use-bundled-ca|--use-system-ca|--openssl-/;
+
+/**
+ * The environment for a server this package spawns, with NODE_EXTRA_CA_CERTS
+ * deferred; `env` unchanged (`undefined`: inherit) when there is nothing to
+ * defer.
+ */
+export function deferExtraCaCerts(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv | undefined {
+  const source = env ?? process.env;
+  const file = source.NODE_EXTRA_CA_CERTS;
+  if (!file || CA_STORE_OPTIONS.test(source.NODE_OPTIONS ?? '')) return env;
+  const deferred: NodeJS.ProcessEnv = { ...source, [DEFERRED_CA_VARIABLE]: file };
+  delete deferred.NODE_EXTRA_CA_CERTS;
+  return deferred;
+}
+
+/**
+ * In the server, at start: puts NODE_EXTRA_CA_CERTS back into `env` (for its
+ * children) and returns the file that Node did not read, if the client
+ * deferred one.
+ */
+export function restoreExtraCaCerts(env: NodeJS.ProcessEnv): string | undefined {
+  const file = env[DEFERRED_CA_VARIABLE];
+  delete env[DEFERRED_CA_VARIABLE];
+  if (!file) return undefined;
+  env.NODE_EXTRA_CA_CERTS = file;
+  return file;
+}
