@@ -77,8 +77,10 @@ export class ProcessRuntime {
     if (this.prepared) return;
     this.prepared = true;
     this.options.beforeFirstSpawn?.();
-    this.guardian.ensure(this.ptyMasters.list());
+    // The spawner before the guardian: a first start waits for its pipes, and perl is the slower
+    // to start (it closes what it inherited itself, the guardian's descriptors included).
     this.pipePool()?.prefill();
+    this.guardian.ensure(this.ptyMasters.list());
   }
 
   /** The spawner, launched on first use; undefined without perl or /proc, or once it died. */

@@ -1,22 +1,25 @@
 #!/usr/bin/perl
 # The spawner (see spawner.ts); its line protocol is spawner-protocol.ts.
-use strict; use warnings; use POSIX (); use Fcntl qw(F_SETFL O_NONBLOCK);
+use strict; use warnings;
+# The XS halves of POSIX and Fcntl only, and no Errno or constant: their .pm files took longer to
+# load than the rest of the script, and a server's first start may wait for this script to be up.
+BEGIN { require XSLoader; XSLoader::load('POSIX'); XSLoader::load('Fcntl') }
 opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
 my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($dir) } readdir $dir;
 closedir $dir;
 POSIX::close($_) for @inherited;
 pipe(my $wake_r, my $wake_w) or die "pipe: $!\n";
-fcntl($_, F_SETFL, O_NONBLOCK) for ($wake_r, $wake_w);
+fcntl($_, Fcntl::F_SETFL(), Fcntl::O_NONBLOCK()) for ($wake_r, $wake_w);
 $SIG{CHLD} = sub { syswrite $wake_w, 'x' };
 my %held;
 my %running;
-use constant REAP_POLL => 0.02;
+my $REAP_POLL = 0.02;
 
 sub say_line {
   my ($line) = @_;
   while (length $line) {
     my $n = syswrite STDOUT, $line;
-    if (!defined $n) { next if $!{EINTR}; exit 0 }
+    if (!defined $n) { next if $! == POSIX::EINTR(); exit 0 }
     substr($line, 0, $n) = '';
   }
 }
@@ -65,7 +68,7 @@ sub spawn_one {
   }
   close $st_w; close $out_w; close $err_w; close $in_r if $piped;
   my ($status, $n) = ('');
-  do { $n = sysread $st_r, $status, 4 } while (!defined $n && $!{EINTR});
+  do { $n = sysread $st_r, $status, 4 } while (!defined $n && $! == POSIX::EINTR());
   close $st_r;
   if ($n) {
     waitpid($pid, 0);
@@ -83,13 +86,13 @@ vec($watched, fileno $wake_r, 1) = 1;
 for (;;) {
   # Perl runs signal handlers between statements, so a SIGCHLD that lands
   # just before select() blocks is only handled after it returns: while
-  # children run, select() never sleeps longer than REAP_POLL.
-  my $ready = select(my $readable = $watched, undef, undef, %running ? REAP_POLL : undef);
+  # children run, select() never sleeps longer than $REAP_POLL.
+  my $ready = select(my $readable = $watched, undef, undef, %running ? $REAP_POLL : undef);
   if ($ready > 0 && vec($readable, fileno $wake_r, 1)) { 1 while sysread $wake_r, my $drained, 256 }
   reap();
   next unless $ready > 0 && vec($readable, 0, 1);
   my $n = sysread STDIN, $buffer, 65536, length $buffer;
-  if (!defined $n) { next if $!{EINTR}; last }
+  if (!defined $n) { next if $! == POSIX::EINTR(); last }
   last if $n == 0;
   for (;;) {
     if ($buffer =~ /\AR (\S+)\n/) { delete $held{$1}; substr($buffer, 0, $+[0]) = ''; next }
