@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import https from 'node:https';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,8 @@ import { BASE_ENV, ServerProcess } from './support/server-process.js';
 const TLS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/tls');
 /** The CA that signed the web server's certificate (for 127.0.0.1 and localhost). */
 const CA_FILE = path.join(TLS, 'ca.crt');
+/** The same CA as an OpenSSL TRUSTED CERTIFICATE (`openssl x509 -addtrust serverAuth`). */
+const TRUSTED_CA_FILE = path.join(TLS, 'ca-trusted.crt');
 
 let web: https.Server;
 let url: string;
@@ -67,6 +70,34 @@ describe('NODE_EXTRA_CA_CERTS through the client', () => {
       await expect(client.httpRequest({ method: 'GET', url })).rejects.toThrow(/error sending request/);
     } finally {
       await client.close();
+    }
+  });
+
+  it('the file is read when the server starts, as Node reads it: removing it afterwards changes nothing', async () => {
+    const bundle = path.join(os.tmpdir(), `exec-server-ca-${process.pid}-${Date.now()}.pem`);
+    fs.copyFileSync(CA_FILE, bundle);
+    const client = await clientWith({ NODE_EXTRA_CA_CERTS: bundle });
+    fs.rmSync(bundle);
+    try {
+      for (let i = 0; i < 3; i++) expect((await client.httpRequest({ method: 'GET', url })).status).toBe(200);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a TRUSTED CERTIFICATE block is not taken, as Node takes none from the variable', async () => {
+    const client = await clientWith({ NODE_EXTRA_CA_CERTS: TRUSTED_CA_FILE });
+    try {
+      await expect(client.httpRequest({ method: 'GET', url })).rejects.toThrow(/error sending request/);
+    } finally {
+      await client.close();
+    }
+    const direct = await ServerProcess.started([], { ...BASE_ENV, NODE_EXTRA_CA_CERTS: TRUSTED_CA_FILE });
+    try {
+      const error = await direct.error('http/request', { method: 'GET', url, headers: [], body: null, requestId: 'r' });
+      expect(error.message).toMatch(/error sending request/);
+    } finally {
+      await direct.dispose();
     }
   });
 

@@ -6,6 +6,7 @@
 import { restoreExtraCaCerts } from '../package/extra-ca-certs.js';
 import { executorVersion } from '../server/environment-info.js';
 import { ExecServer } from '../server/exec-server.js';
+import { type ExtraCaCerts, readExtraCaCerts } from '../server/http/trusted-cas.js';
 import { createStderrLogger, type Logger } from '../server/logger.js';
 import { ProcessRuntime, type SpawnerMode } from '../server/process/runtime.js';
 import { parseCli, USAGE, UsageError, type WebSocketCli } from './args.js';
@@ -23,7 +24,7 @@ function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
 /** WebSocket mode: a session per connection until a signal; stdin is not read. */
 async function serveWebSocket(
   options: WebSocketCli,
-  server: { maxLineBytes: number; retentionMs: number; bwrap: string | undefined; deferredCaFile: string | undefined },
+  server: { maxLineBytes: number; retentionMs: number; bwrap: string | undefined; extraCaCerts: ExtraCaCerts | undefined },
   runtime: ProcessRuntime,
   logger: Logger,
 ): Promise<void> {
@@ -48,6 +49,7 @@ async function serveWebSocket(
 function main(): void {
   // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
   const deferredCaFile = restoreExtraCaCerts(process.env);
+  const extraCaCerts = deferredCaFile === undefined ? undefined : readExtraCaCerts(deferredCaFile);
   let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(process.argv.slice(2));
@@ -77,7 +79,7 @@ function main(): void {
     maxLineBytes: options.maxLineBytes,
     retentionMs: options.retentionMs,
     bwrap: options.bwrap,
-    deferredCaFile,
+    extraCaCerts,
   };
   if (options.webSocket) {
     runtime.prepare();

@@ -16,6 +16,7 @@ import type { ProtocolError } from '../protocol/errors.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import type { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
+import type { ExtraCaCerts } from './http/trusted-cas.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
 import { ProcessRuntime } from './process/runtime.js';
@@ -39,8 +40,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   sessions?: SessionRegistry;
   /** Called once the first answer is written (the CLI then readies its runtime, off the handshake's path). */
   afterFirstAnswer?: () => void;
-  /** NODE_EXTRA_CA_CERTS that Node did not read at start: `http/request` trusts it (see `package/extra-ca-certs.ts`). */
-  deferredCaFile?: string;
+  /** NODE_EXTRA_CA_CERTS's certificates, which Node did not read at start: `http/request` trusts them (see `http/trusted-cas.ts`). */
+  extraCaCerts?: ExtraCaCerts;
 }
 
 export class ExecServer {

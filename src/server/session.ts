@@ -15,6 +15,7 @@ import { FileHandles } from './fs/file-handles.js';
 import { MissingWatches } from './fs/missing-watch.js';
 import { FsSandbox } from './sandbox/confined-fs.js';
 import { serverHandlers } from './handlers/index.js';
+import type { ExtraCaCerts } from './http/trusted-cas.js';
 import { HttpClient } from './http/http-client.js';
 import { Lifecycle } from './lifecycle.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -40,8 +41,8 @@ export interface ServerSessionOptions extends ProcessManagerOptions {
   generation?: Generation;
   /** Where sessions live between connections (default: one of this session's own, which ends with it). */
   sessions?: SessionRegistry;
-  /** NODE_EXTRA_CA_CERTS that Node did not read at start: `http/request` trusts it (see `package/extra-ca-certs.ts`). */
-  deferredCaFile?: string;
+  /** NODE_EXTRA_CA_CERTS's certificates, which Node did not read at start: `http/request` trusts them (see `http/trusted-cas.ts`). */
+  extraCaCerts?: ExtraCaCerts;
 }
 
 export class ServerSession {
@@ -71,7 +72,7 @@ export class ServerSession {
         onResume: (listener) => channel.onResume(listener),
       },
       options.serverEnv,
-      options.deferredCaFile,
+      options.extraCaCerts,
     );
     channel.onResume(() => this.attachment?.processes.resumeAll());
     const handlers = serverHandlers({

@@ -12,7 +12,7 @@ import { Notification } from '../../protocol/notifications.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
 import { countHop, type Hop, isRedirect, nextHop, redirectTarget } from './redirects.js';
-import { trustedCas } from './trusted-cas.js';
+import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
 
 type Params = DecodedParamsOf<'http/request'>;
@@ -42,8 +42,8 @@ export class HttpClient {
     private readonly channel: DeltaChannel,
     /** Where `valueEnvVar` headers take their values from. */
     private readonly env: NodeJS.ProcessEnv = process.env,
-    /** NODE_EXTRA_CA_CERTS when Node did not read it at start (see `trusted-cas.ts`). */
-    private readonly deferredCaFile?: string,
+    /** NODE_EXTRA_CA_CERTS's certificates when Node did not read them at start (see `trusted-cas.ts`). */
+    private readonly extraCaCerts?: ExtraCaCerts,
   ) {
     channel.onResume(() => {
       for (const stream of this.streams.values()) stream.body?.resume();
@@ -52,10 +52,10 @@ export class HttpClient {
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
   private load(): Promise<{ request: Undici['request']; agent: Dispatcher }> {
-    this.undici ??= Promise.all([import('undici'), trustedCas(this.deferredCaFile)]).then(([module, ca]) => {
+    this.undici ??= Promise.all([import('undici'), this.extraCaCerts?.secureContext()]).then(([module, secureContext]) => {
       // Bundled, this CommonJS package comes as a default export.
       const { Agent, request } = 'Agent' in module ? module : (module as { default: Undici }).default;
-      return { request, agent: new Agent(ca ? { connect: { ca } } : undefined) };
+      return { request, agent: new Agent(secureContext ? { connect: { secureContext } } : undefined) };
     });
     return this.undici;
   }

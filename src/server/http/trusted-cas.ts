@@ -1,22 +1,39 @@
 /**
  * The certificates `http/request` trusts when the client deferred
  * NODE_EXTRA_CA_CERTS (see `package/extra-ca-certs.ts`): Node's own roots and
- * that file's, as Node itself would have trusted them at start. Like Node, a
- * file that cannot be read is ignored with a warning.
+ * that file's, as Node itself would have trusted them at start. The file is
+ * read at start, as Node reads it; its certificates are parsed into one TLS
+ * context on the first request, shared by every connection and session.
  */
 import fs from 'node:fs';
+import type { SecureContext } from 'node:tls';
 
-/** The `ca` option for the HTTP agent; undefined for Node's own store. */
-export async function trustedCas(deferredFile: string | undefined): Promise<string[] | undefined> {
-  if (deferredFile === undefined) return undefined;
-  let extra: string;
+/** Node's own reading takes plain certificates only; the `ca` option would also take these. */
+const TRUSTED_CERTIFICATE = /-----BEGIN TRUSTED CERTIFICATE-----[\s\S]*?-----END TRUSTED CERTIFICATE-----/g;
+
+export class ExtraCaCerts {
+  private context: Promise<SecureContext> | undefined;
+
+  constructor(private readonly pem: string) {}
+
+  /** The TLS context for every HTTPS connection (building it parses every root certificate). */
+  secureContext(): Promise<SecureContext> {
+    this.context ??= import('node:tls').then((tls) =>
+      tls.createSecureContext({ ca: [...tls.rootCertificates, this.pem.replace(TRUSTED_CERTIFICATE, '')] }),
+    );
+    return this.context;
+  }
+}
+
+/**
+ * Reads the deferred file now, as Node would have at start; like Node, a
+ * file that cannot be read is ignored with a warning.
+ */
+export function readExtraCaCerts(file: string): ExtraCaCerts | undefined {
   try {
-    extra = fs.readFileSync(deferredFile, 'utf8');
+    return new ExtraCaCerts(fs.readFileSync(file, 'latin1'));
   } catch (error) {
-    process.emitWarning(`Ignoring extra certs from \`${deferredFile}\`, load failed: ${(error as Error).message}`);
+    process.emitWarning(`Ignoring extra certs from \`${file}\`, load failed: ${(error as Error).message}`);
     return undefined;
   }
-  // Loaded with the first request's agent: tls is on the way there anyway.
-  const { rootCertificates } = await import('node:tls');
-  return [...rootCertificates, extra];
 }
