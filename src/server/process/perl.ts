@@ -6,7 +6,12 @@
  */
 import fs from 'node:fs';
 
-const CLOSE_AND_EXEC = 'require POSIX; my $n = shift; POSIX::close(shift) for 1 .. $n; my $file = shift; exec {$file} @ARGV or die "$!\\n"';
+/**
+ * POSIX only when there are descriptors to close, and then its XS half only:
+ * POSIX.pm took several times longer to load than perl takes to start.
+ */
+const CLOSE_AND_EXEC =
+  'my $n = shift; if ($n) { require XSLoader; XSLoader::load("POSIX"); POSIX::close(shift) for 1 .. $n } my $file = shift; exec {$file} @ARGV or die "$!\\n"';
 
 let cached: string | null | undefined;
 
