@@ -14,13 +14,15 @@ const TRUSTED_CERTIFICATE = /-----BEGIN TRUSTED CERTIFICATE-----[\s\S]*?-----END
 export class ExtraCaCerts {
   private context: Promise<SecureContext> | undefined;
 
-  constructor(private readonly pem: string) {}
+  /** `bundle`: the file's bytes, as they are (a comment line need not be UTF-8). */
+  constructor(private readonly bundle: Buffer) {}
 
   /** The TLS context for every HTTPS connection (building it parses every root certificate). */
   secureContext(): Promise<SecureContext> {
-    this.context ??= import('node:tls').then((tls) =>
-      tls.createSecureContext({ ca: [...tls.rootCertificates, this.pem.replace(TRUSTED_CERTIFICATE, '')] }),
-    );
+    this.context ??= import('node:tls').then((tls) => {
+      const plain = Buffer.from(this.bundle.toString('latin1').replace(TRUSTED_CERTIFICATE, ''), 'latin1');
+      return tls.createSecureContext({ ca: [...tls.rootCertificates, plain] });
+    });
     return this.context;
   }
 }
@@ -31,7 +33,7 @@ export class ExtraCaCerts {
  */
 export function readExtraCaCerts(file: string): ExtraCaCerts | undefined {
   try {
-    return new ExtraCaCerts(fs.readFileSync(file, 'latin1'));
+    return new ExtraCaCerts(fs.readFileSync(file));
   } catch (error) {
     process.emitWarning(`Ignoring extra certs from \`${file}\`, load failed: ${(error as Error).message}`);
     return undefined;

@@ -68,7 +68,7 @@ describe('restoreExtraCaCerts', () => {
 describe('ExtraCaCerts (the server side)', () => {
   it('builds one TLS context, whatever the number of sessions and connections', async () => {
     const { ExtraCaCerts } = await import('../../../src/server/http/trusted-cas.js');
-    const certs = new ExtraCaCerts(fs.readFileSync(new URL('../../fixtures/tls/ca.crt', import.meta.url), 'latin1'));
+    const certs = new ExtraCaCerts(fs.readFileSync(new URL('../../fixtures/tls/ca.crt', import.meta.url)));
     const first = await certs.secureContext();
     expect(await certs.secureContext()).toBe(first);
   });
