@@ -5,8 +5,10 @@
  * - spawning the server until it answers `initialize`;
  * - `import('exec-server')` in a fresh Node process;
  * - a fresh Node process that imports the package, spawns the server, runs
- *   `['true']` and closes.
- * With a peer command, also the peer's spawn → `initialize` answered.
+ *   `['true']` and closes;
+ * and, in ms only, a fresh server's first command: from its `initialize`
+ * answer to the `process/closed` of a `true` sent right after it.
+ * With a peer command, also the peer's spawn → `initialize` answered and first command.
  *
  * NODE_EXTRA_CA_CERTS makes every Node start read that bundle first, which
  * can cost more than the rest of a start and so flatters every ratio to
@@ -17,7 +19,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, ms } from './stats.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -42,6 +44,8 @@ function argvOf(command) {
   return /["'`$\\|&;<>(){}*?~=]/.test(command) ? ['/bin/sh', '-c', `exec ${command}`] : command.trim().split(/\s+/);
 }
 
+const INITIALIZE = '{"id":1,"method":"initialize","params":{"clientName":"startup"}}\n';
+
 /** ms from spawning `command` until its answer to `initialize` (then it is closed). */
 function timeInitialize(command, env) {
   const [file, ...args] = argvOf(command);
@@ -57,7 +61,44 @@ function timeInitialize(command, env) {
       child.stdin.end();
       child.on('exit', () => resolve(elapsed));
     });
-    child.stdin.write('{"id":1,"method":"initialize","params":{"clientName":"startup"}}\n');
+    child.stdin.write(INITIALIZE);
+  });
+}
+
+const FIRST_START = {
+  id: 2,
+  method: 'process/start',
+  params: { processId: 'first', argv: ['true'], cwd: pathToFileURL('/tmp').href, env: { PATH: '/usr/bin:/bin' }, tty: false },
+};
+
+/**
+ * A fresh server's first command: ms from its `initialize` answer to
+ * `process/closed` of a `true` started right after it, as a client that
+ * spawns a server for one command sends it. Then the server is killed.
+ */
+function timeFirstRun(command, env) {
+  const [file, ...args] = argvOf(command);
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
+    child.on('error', reject);
+    child.stdout.setEncoding('utf8');
+    let seen = '';
+    let answeredAt;
+    child.stdout.on('data', (text) => {
+      seen += text;
+      if (answeredAt === undefined && seen.includes('"id":1')) {
+        answeredAt = process.hrtime.bigint();
+        child.stdin.write(`{"method":"initialized","params":{}}\n${JSON.stringify(FIRST_START)}\n`);
+      }
+      if (answeredAt === undefined || !seen.includes('"process/closed"')) return;
+      const elapsed = ms(process.hrtime.bigint() - answeredAt);
+      seen = '';
+      answeredAt = Number.NaN; // settled
+      child.on('exit', () => resolve(elapsed));
+      child.stdin.end();
+      child.kill('SIGKILL');
+    });
+    child.stdin.write(INITIALIZE);
   });
 }
 
@@ -79,7 +120,7 @@ function idleRssMiB(command, env) {
         child.kill('SIGKILL'); // Codex's server outlives SIGTERM and the end of its stdin for a while
       }, IDLE_MS);
     });
-    child.stdin.write('{"id":1,"method":"initialize","params":{"clientName":"startup"}}\n');
+    child.stdin.write(INITIALIZE);
   });
 }
 
@@ -108,9 +149,10 @@ export async function startup(ours, peer, { rounds = 21, env = process.env } = {
   const contestants = {
     bareNode: () => timeProcess(process.execPath, ['-e', '0'], env),
     serverInitialize: () => timeInitialize(ours, env),
+    firstRun: () => timeFirstRun(ours, env),
     importPackage: () => timeProcess(process.execPath, ['--input-type=module', '-e', IMPORT], env),
     importSpawnRunClose: () => timeProcess(process.execPath, ['--input-type=module', '-e', RUN], env),
-    ...(peer ? { peerInitialize: () => timeInitialize(peer, env) } : {}),
+    ...(peer ? { peerInitialize: () => timeInitialize(peer, env), peerFirstRun: () => timeFirstRun(peer, env) } : {}),
   };
   const samples = Object.fromEntries(Object.keys(contestants).map((name) => [name, []]));
   for (const measure of Object.values(contestants)) await measure(); // warm the file cache
@@ -144,6 +186,8 @@ export function formatStartup(label, times, withPeer, fmt) {
   return (
     `startup${label} (medians, ms; bare \`node -e 0\` ${fmt(times.bareNode)}): server spawn → initialize answered ${fmt(times.serverInitialize)} (${fmt(times.serverInitializeX, 2)}x)` +
     `${withPeer ? `, peer ${fmt(times.peerInitialize)}` : ''}; import('exec-server') ${fmt(times.importPackage)} (${fmt(times.importPackageX, 2)}x); ` +
-    `import + spawn + run(['true']) + close ${fmt(times.importSpawnRunClose)} (${fmt(times.importSpawnRunCloseX, 2)}x)`
+    `import + spawn + run(['true']) + close ${fmt(times.importSpawnRunClose)} (${fmt(times.importSpawnRunCloseX, 2)}x); ` +
+    `first command (initialize answered → closed of ['true'] sent right after) ${fmt(times.firstRun)}` +
+    `${withPeer ? `, peer ${fmt(times.peerFirstRun)}` : ''}`
   );
 }
