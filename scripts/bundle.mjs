@@ -21,7 +21,7 @@ const EAGER = [
  * come from node_modules on first use (http/request, WebSocket), so that every start reads a
  * smaller file; every import() becomes require(), which a vm.Script can run.
  */
-const bundleOf = (name, entry, outdir) =>
+const bundleOf = (name, entry, outdir, plugins = []) =>
   build({
     bundle: true,
     platform: 'node',
@@ -36,8 +36,28 @@ const bundleOf = (name, entry, outdir) =>
     supported: { 'dynamic-import': false },
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [facades({ eager: EAGER, lazy: LAZY })],
+    plugins: [...plugins, facades({ eager: EAGER, lazy: LAZY })],
   });
+
+/**
+ * The library's `import('execa')` loads dist/execa.cjs, a bundle of its own with its own code
+ * cache: inside the library's bundle, execa's code was compiled when the client first spawned a
+ * server, and warming it into the library's cache slowed every import instead.
+ */
+const execaOfItsOwn = {
+  name: 'execa-of-its-own',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^execa$/ }, () => ({ path: 'execa', namespace: 'execa-of-its-own' }));
+    esbuild.onResolve({ filter: /^\.\/(cached-load|execa)\.cjs$/, namespace: 'execa-of-its-own' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    esbuild.onLoad({ filter: /.*/, namespace: 'execa-of-its-own' }, () => ({
+      contents: "module.exports = require('./cached-load.cjs').loadCached(require('node:path').join(__dirname, 'execa.cjs'));",
+      loader: 'js',
+    }));
+  },
+};
 
 // The server, which the CLI (scripts/cli-main.cjs, installed as dist/cli/main.js) runs.
 await bundleOf('server', 'src/cli/main.ts', 'dist/cli');
@@ -67,11 +87,18 @@ execFileSync(process.execPath, ['dist/cli/main.js'], {
   input: warmUp.map((message) => `${JSON.stringify(message)}\n`).join(''),
   stdio: ['pipe', 'ignore', 'inherit'],
 });
+// execa as one CommonJS file (from node_modules it would load a hundred ES modules when the client
+// first spawns a server), its code cache made by one spawn: what a client's first spawn runs.
+await bundleOf('execa', 'execa', 'dist');
+fs.rmSync('dist/execa.cjs.cache', { force: true });
+execFileSync(process.execPath, [
+  '-e',
+  "require('./dist/cached-load.cjs').loadCached(require('path').resolve('dist/execa.cjs')).execa('true', { reject: false })",
+]);
 // The library the same way: one CommonJS file (dist/lib.cjs, with its code cache) behind an ES
 // module entry, dist/index.js, that re-exports its names (tsc's .d.ts files stay). undici and ws
-// are required from node_modules on first use; execa is in the bundle, run on first use (from
-// node_modules it would load a hundred ES modules when the client first spawns a server).
-await bundleOf('lib', 'src/index.ts', 'dist');
+// are required from node_modules on first use, execa from dist/execa.cjs.
+await bundleOf('lib', 'src/index.ts', 'dist', [execaOfItsOwn]);
 fs.rmSync('dist/lib.cjs.cache', { force: true });
 // Loading it once lists its exports (for the entry below) and writes its code cache at exit.
 const listExports =
