@@ -46,12 +46,12 @@ async function clientWith(extra: NodeJS.ProcessEnv): Promise<ExecServerClient> {
 
 describe('NODE_EXTRA_CA_CERTS through the client', () => {
   it('a spawned server starts without reading it, and trusts it for http/request', async () => {
-    const mark = `TLS_TEST_MARK=${process.pid}-${Date.now()}`;
-    const client = await clientWith({ NODE_EXTRA_CA_CERTS: CA_FILE, TLS_TEST_MARK: mark.split('=')[1] });
+    const markValue = `${process.pid}-${Date.now()}`;
+    const client = await clientWith({ NODE_EXTRA_CA_CERTS: CA_FILE, TLS_TEST_MARK: markValue });
     try {
       // What Node saw at exec: the deferred name only.
       const cli = new Set(findByCmdline('dist/cli/main.js'));
-      const [server] = findByEnviron(mark).filter((pid) => cli.has(pid));
+      const [server] = findByEnviron(`TLS_TEST_MARK=${markValue}`).filter((pid) => cli.has(pid));
       const environ = fs.readFileSync(`/proc/${server}/environ`, 'latin1').split('\0');
       expect(environ).toContain(`${DEFERRED_CA_VARIABLE}=${CA_FILE}`);
       expect(environ.filter((entry) => entry.startsWith('NODE_EXTRA_CA_CERTS='))).toEqual([]);

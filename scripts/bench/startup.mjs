@@ -46,24 +46,38 @@ function argvOf(command) {
 
 const INITIALIZE = '{"id":1,"method":"initialize","params":{"clientName":"startup"}}\n';
 
-/** ms from spawning `command` until its answer to `initialize` (then it is closed). */
-function timeInitialize(command, env) {
+/**
+ * Spawns `command`, sends `initialize`, and once it is answered runs
+ * `then(child, spawnedAt)`; resolves with what that resolves with, once the
+ * server is killed (Codex's outlives SIGTERM and the end of its stdin for a while).
+ */
+function afterInitialize(command, env, then) {
   const [file, ...args] = argvOf(command);
-  const started = process.hrtime.bigint();
+  const spawnedAt = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
-    let answered = false;
     child.on('error', reject);
-    child.stdout.on('data', (bytes) => {
-      if (answered || !bytes.includes('"id":1')) return;
-      answered = true;
-      const elapsed = ms(process.hrtime.bigint() - started);
-      child.stdin.end();
-      child.on('exit', () => resolve(elapsed));
-    });
+    child.stdout.setEncoding('utf8');
+    let seen = '';
+    const onData = (text) => {
+      seen += text;
+      if (!seen.includes('"id":1')) return;
+      child.stdout.off('data', onData);
+      then(child, spawnedAt).then((value) => {
+        child.on('exit', () => resolve(value));
+        child.stdin.end();
+        child.kill('SIGKILL');
+      }, reject);
+    };
+    child.stdout.on('data', onData);
     child.stdin.write(INITIALIZE);
   });
 }
+
+const INITIALIZED = '{"method":"initialized","params":{}}\n';
+
+/** ms from spawning `command` until its answer to `initialize`. */
+const timeInitialize = (command, env) => afterInitialize(command, env, async (_, spawnedAt) => ms(process.hrtime.bigint() - spawnedAt));
 
 const FIRST_START = {
   id: 2,
@@ -74,55 +88,34 @@ const FIRST_START = {
 /**
  * A fresh server's first command: ms from its `initialize` answer to
  * `process/closed` of a `true` started right after it, as a client that
- * spawns a server for one command sends it. Then the server is killed.
+ * spawns a server for one command sends it.
  */
-function timeFirstRun(command, env) {
-  const [file, ...args] = argvOf(command);
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
-    child.on('error', reject);
-    child.stdout.setEncoding('utf8');
-    let seen = '';
-    let answeredAt;
-    child.stdout.on('data', (text) => {
-      seen += text;
-      if (answeredAt === undefined && seen.includes('"id":1')) {
-        answeredAt = process.hrtime.bigint();
-        child.stdin.write(`{"method":"initialized","params":{}}\n${JSON.stringify(FIRST_START)}\n`);
-      }
-      if (answeredAt === undefined || !seen.includes('"process/closed"')) return;
-      const elapsed = ms(process.hrtime.bigint() - answeredAt);
-      seen = '';
-      answeredAt = Number.NaN; // settled
-      child.on('exit', () => resolve(elapsed));
-      child.stdin.end();
-      child.kill('SIGKILL');
-    });
-    child.stdin.write(INITIALIZE);
-  });
-}
+const timeFirstRun = (command, env) =>
+  afterInitialize(
+    command,
+    env,
+    (child) =>
+      new Promise((resolve) => {
+        const answeredAt = process.hrtime.bigint();
+        let seen = '';
+        child.stdout.on('data', (text) => {
+          seen += text;
+          if (seen.includes('"process/closed"')) resolve(ms(process.hrtime.bigint() - answeredAt));
+        });
+        child.stdin.write(`${INITIALIZED}${JSON.stringify(FIRST_START)}\n`);
+      }),
+  );
 
 /** How long a server sits after `initialize` before its idle size is read. */
 const IDLE_MS = 1000;
 
-/** A server's resident size (MiB) once it has answered `initialize` and sat idle; then it is killed. */
-function idleRssMiB(command, env) {
-  const [file, ...args] = argvOf(command);
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env });
-    child.on('error', reject);
-    child.stdout.once('data', () => {
-      child.stdin.write('{"method":"initialized","params":{}}\n');
-      setTimeout(() => {
-        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        child.on('exit', () => resolve(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024));
-        child.stdin.end();
-        child.kill('SIGKILL'); // Codex's server outlives SIGTERM and the end of its stdin for a while
-      }, IDLE_MS);
-    });
-    child.stdin.write(INITIALIZE);
+/** A server's resident size (MiB) once it has answered `initialize` and sat idle. */
+const idleRssMiB = (command, env) =>
+  afterInitialize(command, env, async (child) => {
+    child.stdin.write(INITIALIZED);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024;
   });
-}
 
 /**
  * Idle resident sizes (MiB, medians): ours, a bare Node server that only
