@@ -1,13 +1,18 @@
 /** LocalExecutor runs a server session inside this process: nothing starts until it is used, and close() ends it all. */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createExecutor, ExecServerError, LocalExecutor, ProcessRuntime } from '../src/index.js';
 import { childrenOf, isAlive, waitDead } from './support/proc.js';
 
 const ENV = { PATH: '/usr/bin:/bin' };
+const here = path.dirname(fileURLToPath(import.meta.url));
+const shipped = path.resolve(here, '../dist/index.js');
 
 describe('LocalExecutor', () => {
   it('starts no process when constructed, only on first use, and leaves none after close', async () => {
@@ -89,4 +94,37 @@ describe('LocalExecutor', () => {
       runtime.stop();
     }
   });
+
+  // The host's descriptor is a pipe whose far end the test reads: EOF comes only once no process holds it.
+  it.skipIf(!fs.existsSync(shipped))(
+    "keeps a host's descriptors that lack close-on-exec from its children, pipe and PTY, and from its guardian",
+    async () => {
+      const fixture = path.join(here, 'fixtures/host/holds-descriptor.mjs');
+      const host = spawn('/bin/bash', ['-c', 'exec "$0" "$1" 99>&3 3>&-', process.execPath, fixture], {
+        stdio: ['pipe', 'pipe', 'inherit', 'pipe'],
+      });
+      const exited = new Promise((resolve) => host.once('exit', resolve));
+      try {
+        const heldPipe = host.stdio[3] as Readable;
+        const released = new Promise((resolve) => heldPipe.once('end', resolve));
+        heldPipe.resume();
+        let line = '';
+        for await (const chunk of host.stdout) {
+          line += chunk;
+          if (line.endsWith('\n')) break;
+        }
+        const { heldFlags, ...seen } = JSON.parse(line);
+        expect(Number.parseInt(heldFlags, 8) & 0o2000000).toBe(0); // no close-on-exec
+        expect(seen).toEqual({ pipe: [0, 1, 2], tty: [0, 1, 2] });
+        // The host closed its copy with a child on pipes and one on a PTY still running.
+        await released;
+        const descendants = (pid: number): number[] => childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
+        const sleepers = descendants(host.pid!).filter((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\0'));
+        expect(sleepers).toHaveLength(2);
+      } finally {
+        host.stdin.end();
+        await exited;
+      }
+    },
+  );
 });

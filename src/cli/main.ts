@@ -69,7 +69,9 @@ function main(): void {
   const logger = createStderrLogger(options.logLevel);
   const runtime = new ProcessRuntime({
     spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER),
-    // Before the first child: it must not inherit what the server's parent leaked to it.
+    // Before the first child: it must not inherit what the server's parent leaked to it. Only PTY
+    // masters lack close-on-exec after that.
+    inheritedDescriptorsClosed: true,
     beforeFirstSpawn: () => {
       const closed = closeInheritedDescriptors();
       if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);

@@ -57,15 +57,16 @@ export class Guardian {
 
   /**
    * Starts the guardian now, before this server opens a PTY it could inherit.
-   * `closeFds`: descriptors it must not hold (other servers' PTY masters, which lack close-on-exec).
+   * `closeDescriptors`: whether it must close what it inherited above its registry (fd 3) first
+   * (PTY masters, a host's descriptors: see `ProcessRuntime.childrenCloseDescriptors`).
    */
-  ensure(closeFds: number[] = []): void {
+  ensure(closeDescriptors = false): void {
     if (this.started) return;
     this.started = true;
     const file = path.join(os.tmpdir(), `exec-server-guardian-${process.pid}-${randomUuid()}`);
     try {
       this.registry = fs.openSync(file, 'wx+', 0o600);
-      const viaPerl = closeFds.length > 0 ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], closeFds) : undefined;
+      const viaPerl = closeDescriptors ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], 3) : undefined;
       const [program, args] = viaPerl ?? ['/bin/sh', ['-c', SCRIPT]];
       const child = spawn(program, args, { detached: true, stdio: ['pipe', 'ignore', 'ignore', this.registry] });
       child.on('error', () => undefined);

@@ -1,17 +1,24 @@
 /**
  * perl, for two exec tricks Node cannot do itself: setting argv[0] under a
  * PTY (node-pty's fork uses the program name), and closing descriptors that
- * lack close-on-exec before a pipe child runs. `findPerl` also serves the
+ * lack close-on-exec before a child runs. `findPerl` also serves the
  * spawner (`spawner.ts`), perl's third job.
  */
 import fs from 'node:fs';
 
 /**
- * POSIX only when there are descriptors to close, and then its XS half only:
- * POSIX.pm took several times longer to load than perl takes to start.
+ * `$above` < 0: close nothing. Otherwise every descriptor above it goes,
+ * each through a handle perl opens on it (`<&=`, or `>&=` for a write-only
+ * one): loading POSIX for its `close` took several times longer than perl
+ * takes to start.
  */
-const CLOSE_AND_EXEC =
-  'my $n = shift; if ($n) { require XSLoader; XSLoader::load("POSIX"); POSIX::close(shift) for 1 .. $n } my $file = shift; exec {$file} @ARGV or die "$!\\n"';
+const CLOSE_AND_EXEC = `my $above = shift;
+if ($above >= 0 && opendir(my $dir, '/proc/self/fd')) {
+  my @fds = grep { /^\\d+$/ && $_ > $above && $_ != fileno($dir) } readdir $dir;
+  closedir $dir;
+  for my $fd (@fds) { (open(my $h, '<&=', $fd) || open($h, '>&=', $fd)) && close($h) }
+}
+my $file = shift; exec {$file} @ARGV or die "$!\\n"`;
 
 let cached: string | null | undefined;
 
@@ -21,11 +28,13 @@ export function findPerl(): string | undefined {
 }
 
 /**
- * The command that closes `closeFds`, then runs `file` with `argv0` as its
- * argv[0] and `args` after it; undefined when perl is not installed.
+ * The command that runs `file` with `argv0` as its argv[0] and `args`
+ * after it, having closed every descriptor above `closeAbove` (none when
+ * undefined); undefined when perl is not installed. Linux: the descriptors
+ * are listed from /proc/self/fd.
  */
-export function perlExec(file: string, argv0: string, args: string[], closeFds: number[] = []): [string, string[]] | undefined {
+export function perlExec(file: string, argv0: string, args: string[], closeAbove?: number): [string, string[]] | undefined {
   const perl = findPerl();
   if (!perl) return undefined;
-  return [perl, ['-e', CLOSE_AND_EXEC, String(closeFds.length), ...closeFds.map(String), file, argv0, ...args]];
+  return [perl, ['-e', CLOSE_AND_EXEC, '--', String(closeAbove ?? -1), file, argv0, ...args]];
 }

@@ -23,23 +23,20 @@ import type { ProcessRuntime } from './runtime.js';
 import { SpawnerUnavailable, type SpawnedChild } from './spawner.js';
 
 /**
- * Without the spawner, while PTYs are open their master descriptors would
- * leak into this child (they lack close-on-exec), so it then execs through
- * perl, which closes them first. With no PTY open the child is spawned directly.
+ * Without the spawner, a child Node spawns inherits every descriptor that
+ * lacks close-on-exec (PTY masters, a host's): it then execs through perl,
+ * which closes them first (`ProcessRuntime.childrenCloseDescriptors`).
+ * Otherwise the child is spawned directly.
  */
-function execPlan(request: SpawnRequest, masters: number[]): [file: string, args: string[], argv0: string] {
-  const viaPerl = masters.length > 0 ? perlExec(request.file, request.argv0, request.args, masters) : undefined;
+function execPlan(request: SpawnRequest, closeDescriptors: boolean): [file: string, args: string[], argv0: string] {
+  const viaPerl = closeDescriptors ? perlExec(request.file, request.argv0, request.args, 2) : undefined;
   return viaPerl ? [...viaPerl, 'perl'] : [request.file, request.args, request.argv0];
 }
 
-/**
- * Starts the child with node:child_process, on real pipes from the pool.
- * Without the pool (no perl or /proc) the child gets Node's socketpairs.
- */
 async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Promise<SpawnedChild> {
   const pipes = await runtime.pipePool()?.open(request.pipeStdin);
   if (!pipes) runtime.warnSocketpairs();
-  const [file, args, argv0] = execPlan(request, runtime.ptyMasters.list());
+  const [file, args, argv0] = execPlan(request, runtime.childrenCloseDescriptors());
   const stdinMode = request.pipeStdin ? (pipes?.stdin?.theirs ?? 'pipe') : 'ignore';
   let child: ChildProcess;
   try {

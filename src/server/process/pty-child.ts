@@ -97,7 +97,7 @@ export class PtyChild implements Child {
 
   static spawn(request: SpawnRequest, events: ChildEvents, runtime: ProcessRuntime): PtyChild {
     const env = Object.entries(request.env).map(([key, value]) => `${key}=${value}`);
-    const [file, args] = execPlan(request);
+    const [file, args] = execPlan(request, runtime.childrenCloseDescriptors());
     let self: PtyChild | undefined;
     let earlyExit: [number, number] | undefined;
     const onExit = (code: number, signal: number) => {
@@ -269,12 +269,17 @@ function openSlave(name: string): number | undefined {
 
 /**
  * node-pty's fork runs `execvp(file, [file, ...args])`, so argv[0] is the
- * program name. To show a different argv[0] (`arg0`), exec through perl,
- * which sets argv[0] without touching the environment.
+ * program name; and where `close_range` is missing it marks close-on-exec
+ * only the descriptors up to the first gap after 15. To show a different
+ * argv[0] (`arg0`), or to close descriptors it could miss (other PTYs'
+ * masters, a host's), exec through perl, which does both without touching
+ * the environment.
  */
-function execPlan(request: SpawnRequest): [string, string[]] {
-  if (request.argv0 === request.program) return [request.program, request.args];
-  const viaPerl = perlExec(request.file, request.argv0, request.args);
-  if (!viaPerl) throw spawnError(systemError('ENOENT'));
-  return viaPerl;
+function execPlan(request: SpawnRequest, closeDescriptors: boolean): [string, string[]] {
+  const named = request.argv0 === request.program;
+  if (named && !closeDescriptors) return [request.program, request.args];
+  const viaPerl = perlExec(request.file, request.argv0, request.args, closeDescriptors ? 2 : undefined);
+  if (viaPerl) return viaPerl;
+  if (named) return [request.program, request.args];
+  throw spawnError(systemError('ENOENT'));
 }

@@ -51,6 +51,14 @@ export interface ProcessRuntimeOptions {
   spawnerMode?: SpawnerMode;
   /** Runs once, before the first child of this runtime (the guardian) is spawned. */
   beforeFirstSpawn?: () => void;
+  /**
+   * Set when this process holds no descriptor without close-on-exec but its
+   * PTY masters: the CLI closes what it inherited at start-up. Otherwise (an
+   * in-process server, whose host may hold any: Node marks close-on-exec
+   * only the low descriptors it inherits) every child this process spawns
+   * itself closes all descriptors above its stdio before it runs.
+   */
+  inheritedDescriptorsClosed?: boolean;
 }
 
 export class ProcessRuntime {
@@ -80,7 +88,18 @@ export class ProcessRuntime {
     // The spawner before the guardian: a first start waits for its pipes, and perl is the slower
     // to start (it closes what it inherited itself, the guardian's descriptors included).
     this.pipePool()?.prefill();
-    this.guardian.ensure(this.ptyMasters.list());
+    this.guardian.ensure(this.childrenCloseDescriptors());
+  }
+
+  /**
+   * Whether a child this process spawns now must close the descriptors above
+   * its stdio before it runs (through perl, `perl.ts`): while PTY masters are
+   * open (forkpty opens them without close-on-exec), and always in a process
+   * that may hold others (see `inheritedDescriptorsClosed`). The spawner's
+   * children need not: it closes what it inherited when it starts.
+   */
+  childrenCloseDescriptors(): boolean {
+    return !this.options.inheritedDescriptorsClosed || this.ptyMasters.list().length > 0;
   }
 
   /** The spawner, launched on first use; undefined without perl or /proc, or once it died. */
