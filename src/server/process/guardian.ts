@@ -66,9 +66,9 @@ export class Guardian {
     const file = path.join(os.tmpdir(), `exec-server-guardian-${process.pid}-${randomUuid()}`);
     try {
       this.registry = fs.openSync(file, 'wx+', 0o600);
-      const viaPerl = closeDescriptors ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], 3) : undefined;
-      const [program, args] = viaPerl ?? ['/bin/sh', ['-c', SCRIPT]];
-      const child = spawn(program, args, { detached: true, stdio: ['pipe', 'ignore', 'ignore', this.registry] });
+      const viaPerl = closeDescriptors ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], process.env, 3) : undefined;
+      const { file: program, args, env } = viaPerl ?? { file: '/bin/sh', args: ['-c', SCRIPT], env: process.env };
+      const child = spawn(program, args, { env, detached: true, stdio: ['pipe', 'ignore', 'ignore', this.registry] });
       child.on('error', () => undefined);
       child.stdin?.on('error', () => undefined);
       child.unref();

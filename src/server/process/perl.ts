@@ -7,16 +7,32 @@
 import fs from 'node:fs';
 
 /**
- * `$above` < 0: close nothing. Otherwise every descriptor above it goes,
- * each through a handle perl opens on it (`<&=`, or `>&=` for a write-only
- * one): loading POSIX for its `close` took several times longer than perl
- * takes to start.
+ * What perl would take from the child's environment at its own start-up:
+ * warnings about a locale this machine lacks, `-M` modules and switches
+ * (`PERL5OPT=-Mstrict` or `-T`). perl starts without them and puts them
+ * back for the program it runs.
  */
-const CLOSE_AND_EXEC = `my $above = shift;
+const PERL_OWN = ['PERL_BADLANG', 'PERL_SKIP_LOCALE_INIT', 'PERL5OPT'] as const;
+const PERL_START: Record<(typeof PERL_OWN)[number], string | undefined> = {
+  PERL_BADLANG: '0',
+  PERL_SKIP_LOCALE_INIT: '1',
+  PERL5OPT: undefined,
+};
+
+/**
+ * Arguments: the variables of PERL_OWN as the child must see them (`=value`,
+ * or empty for unset), then `$above`: below 0, close nothing, else every
+ * descriptor above it, each through a handle perl opens on it (loading
+ * POSIX for its `close` took several times longer than perl takes to start).
+ */
+const CLOSE_AND_EXEC = `for my $name (${PERL_OWN.map((name) => `'${name}'`).join(', ')}) {
+  my $was = shift; if ($was eq '') { delete $ENV{$name} } else { $ENV{$name} = substr($was, 1) }
+}
+my $above = shift;
 if ($above >= 0 && opendir(my $dir, '/proc/self/fd')) {
   my @fds = grep { /^\\d+$/ && $_ > $above && $_ != fileno($dir) } readdir $dir;
   closedir $dir;
-  for my $fd (@fds) { (open(my $h, '<&=', $fd) || open($h, '>&=', $fd)) && close($h) }
+  for my $fd (@fds) { my $h; (open($h, '<&=', $fd) || open($h, '>&=', $fd)) && close($h) }
 }
 my $file = shift; exec {$file} @ARGV or die "$!\\n"`;
 
@@ -27,14 +43,35 @@ export function findPerl(): string | undefined {
   return cached ?? undefined;
 }
 
+export interface PerlCommand {
+  file: string;
+  args: string[];
+  /** perl's environment: the child's, but for what would change perl's own start-up. */
+  env: Record<string, string>;
+}
+
 /**
- * The command that runs `file` with `argv0` as its argv[0] and `args`
- * after it, having closed every descriptor above `closeAbove` (none when
- * undefined); undefined when perl is not installed. Linux: the descriptors
- * are listed from /proc/self/fd.
+ * The command that runs `file` with `argv0` as its argv[0], `args` after it
+ * and `env` as its environment, having closed every descriptor above
+ * `closeAbove` (none when undefined); undefined when perl is not installed.
+ * Linux: the descriptors are listed from /proc/self/fd.
  */
-export function perlExec(file: string, argv0: string, args: string[], closeAbove?: number): [string, string[]] | undefined {
+export function perlExec(
+  file: string,
+  argv0: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  closeAbove?: number,
+): PerlCommand | undefined {
   const perl = findPerl();
   if (!perl) return undefined;
-  return [perl, ['-e', CLOSE_AND_EXEC, '--', String(closeAbove ?? -1), file, argv0, ...args]];
+  const perlEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) perlEnv[name] = value;
+  const restore = PERL_OWN.map((name) => (env[name] === undefined ? '' : `=${env[name]}`));
+  for (const name of PERL_OWN) {
+    const value = PERL_START[name];
+    if (value === undefined) delete perlEnv[name];
+    else perlEnv[name] = value;
+  }
+  return { file: perl, args: ['-e', CLOSE_AND_EXEC, '--', ...restore, String(closeAbove ?? -1), file, argv0, ...args], env: perlEnv };
 }

@@ -28,22 +28,29 @@ import { SpawnerUnavailable, type SpawnedChild } from './spawner.js';
  * which closes them first (`ProcessRuntime.childrenCloseDescriptors`).
  * Otherwise the child is spawned directly.
  */
-function execPlan(request: SpawnRequest, closeDescriptors: boolean): [file: string, args: string[], argv0: string] {
-  const viaPerl = closeDescriptors ? perlExec(request.file, request.argv0, request.args, 2) : undefined;
-  return viaPerl ? [...viaPerl, 'perl'] : [request.file, request.args, request.argv0];
+function execPlan(request: SpawnRequest, closeDescriptors: boolean): ExecPlan {
+  const viaPerl = closeDescriptors ? perlExec(request.file, request.argv0, request.args, request.env, 2) : undefined;
+  return viaPerl ? { ...viaPerl, argv0: 'perl' } : { file: request.file, args: request.args, argv0: request.argv0, env: request.env };
+}
+
+interface ExecPlan {
+  file: string;
+  args: string[];
+  argv0: string;
+  env: Record<string, string>;
 }
 
 async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Promise<SpawnedChild> {
   const pipes = await runtime.pipePool()?.open(request.pipeStdin);
   if (!pipes) runtime.warnSocketpairs();
-  const [file, args, argv0] = execPlan(request, runtime.childrenCloseDescriptors());
+  const { file, args, argv0, env } = execPlan(request, runtime.childrenCloseDescriptors());
   const stdinMode = request.pipeStdin ? (pipes?.stdin?.theirs ?? 'pipe') : 'ignore';
   let child: ChildProcess;
   try {
     child = spawn(file, args, {
       argv0,
       cwd: request.cwd,
-      env: request.env,
+      env,
       detached: true,
       stdio: [stdinMode, pipes?.stdout.theirs ?? 'pipe', pipes?.stderr.theirs ?? 'pipe'],
     });

@@ -96,8 +96,8 @@ export class PtyChild implements Child {
   }
 
   static spawn(request: SpawnRequest, events: ChildEvents, runtime: ProcessRuntime): PtyChild {
-    const env = Object.entries(request.env).map(([key, value]) => `${key}=${value}`);
-    const [file, args] = execPlan(request, runtime.childrenCloseDescriptors());
+    const { file, args, env: envObject } = execPlan(request, runtime.childrenCloseDescriptors());
+    const env = Object.entries(envObject).map(([key, value]) => `${key}=${value}`);
     let self: PtyChild | undefined;
     let earlyExit: [number, number] | undefined;
     const onExit = (code: number, signal: number) => {
@@ -275,11 +275,12 @@ function openSlave(name: string): number | undefined {
  * masters, a host's), exec through perl, which does both without touching
  * the environment.
  */
-function execPlan(request: SpawnRequest, closeDescriptors: boolean): [string, string[]] {
+function execPlan(request: SpawnRequest, closeDescriptors: boolean): { file: string; args: string[]; env: Record<string, string> } {
   const named = request.argv0 === request.program;
-  if (named && !closeDescriptors) return [request.program, request.args];
-  const viaPerl = perlExec(request.file, request.argv0, request.args, closeDescriptors ? 2 : undefined);
+  const direct = { file: request.program, args: request.args, env: request.env };
+  if (named && !closeDescriptors) return direct;
+  const viaPerl = perlExec(request.file, request.argv0, request.args, request.env, closeDescriptors ? 2 : undefined);
   if (viaPerl) return viaPerl;
-  if (named) return [request.program, request.args];
+  if (named) return direct;
   throw spawnError(systemError('ENOENT'));
 }

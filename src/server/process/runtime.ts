@@ -118,12 +118,16 @@ export class ProcessRuntime {
   }
 
   /**
-   * Whether the spawner starts the next pipe child: once the server is big,
+   * Whether the spawner starts the next pipe child: always in a process that
+   * may hold descriptors not its own, and otherwise once the server is big,
    * or while PTYs are open (it needs no perl start-up to close their
    * masters: it holds none of them).
    */
   useSpawner(): boolean {
     if (this.spawnerMode !== 'auto') return this.spawnerMode === 'always';
+    // In a process that may hold others' descriptors, the spawner's children are the ones born
+    // without them (it closed what it inherited), with no perl start per child.
+    if (!this.options.inheritedDescriptorsClosed) return true;
     return this.ptyMasters.list().length > 0 || process.memoryUsage.rss() > SPAWNER_ABOVE_RSS_BYTES;
   }
 

@@ -68,9 +68,10 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean): 
  * `exec {file} @argv` inside the sandbox.
  */
 export function confined(request: SpawnRequest, confinement: Confinement, bwrap: string, tty: boolean): SpawnRequest {
-  const viaPerl = request.argv0 !== request.program ? perlExec(request.file, request.argv0, request.args) : undefined;
-  const inner = viaPerl ? [viaPerl[0], ...viaPerl[1]] : [request.file, ...request.args];
-  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, tty), ...inner] };
+  const viaPerl = request.argv0 !== request.program ? perlExec(request.file, request.argv0, request.args, request.env) : undefined;
+  const inner = viaPerl ? [viaPerl.file, ...viaPerl.args] : [request.file, ...request.args];
+  const env = viaPerl?.env ?? request.env;
+  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, tty), ...inner], env };
 }
 
 /** Whether a sandboxed start can be confined here, looked up now (bwrap may be installed meanwhile). */

@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { packageFile } from '../../package/files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
+import { perlExec } from '../process/perl.js';
 import { bwrapArgs, findBwrap } from './bwrap.js';
 import { type Confinement, confinementOf } from './policy.js';
 
@@ -50,7 +51,10 @@ export class FsSandbox {
     const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     this.beforeSpawn();
     return new Promise<T>((resolve, reject) => {
-      const child = spawn(bwrap, args, { stdio: ['pipe', 'pipe', 'pipe'], env: {} });
+      // Through perl when it is there, which closes what lacks close-on-exec here (PTY masters, an
+      // in-process host's descriptors): bwrap would pass them into the sandbox.
+      const command = perlExec(bwrap, bwrap, args, {}, 2) ?? { file: bwrap, args, env: {} };
+      const child = spawn(command.file, command.args, { stdio: ['pipe', 'pipe', 'pipe'], env: command.env });
       this.helpers.add(child);
       const timer = setTimeout(() => child.kill('SIGKILL'), HELPER_TIMEOUT_MS);
       const out: Buffer[] = [];
