@@ -1,7 +1,7 @@
 /** Command-line flags of `exec-server` (node:util parseArgs: no dependency needed). */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
 import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
 import { DEFAULT_DETACHED_TTL_MS } from '../server/session-registry.js';
@@ -58,26 +58,35 @@ Options:
 
 export class UsageError extends Error {}
 
+function cliOptions(env: NodeJS.ProcessEnv) {
+  return {
+    listen: { type: 'string', default: 'stdio' },
+    'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
+    'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
+    'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
+    bwrap: { type: 'string' },
+    'ws-auth': { type: 'string' },
+    'ws-token-file': { type: 'string' },
+    'ws-token-sha256': { type: 'string' },
+    'ws-allow-origin': { type: 'string', multiple: true, default: [] as string[] },
+    'detached-session-ttl-ms': { type: 'string', default: String(DEFAULT_DETACHED_TTL_MS) },
+    help: { type: 'boolean', short: 'h', default: false },
+    version: { type: 'boolean', short: 'v', default: false },
+  } satisfies NonNullable<ParseArgsConfig['options']>;
+}
+
 function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv) {
-  return parseArgs({
-    args: argv,
-    options: {
-      listen: { type: 'string', default: 'stdio' },
-      'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
-      'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
-      'retention-ms': { type: 'string', default: String(RETENTION_AFTER_CLOSE_MS) },
-      bwrap: { type: 'string' },
-      'ws-auth': { type: 'string' },
-      'ws-token-file': { type: 'string' },
-      'ws-token-sha256': { type: 'string' },
-      'ws-allow-origin': { type: 'string', multiple: true, default: [] },
-      'detached-session-ttl-ms': { type: 'string', default: String(DEFAULT_DETACHED_TTL_MS) },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', short: 'v', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const options = cliOptions(env);
+  // How parents spawn it: the defaults, without loading node:util's parser at start-up.
+  if (argv.length === 0) {
+    const defaults = Object.entries(options).flatMap(([name, option]) => ('default' in option ? [[name, option.default]] : []));
+    return { values: Object.fromEntries(defaults) as ReturnType<typeof parse>['values'] };
+  }
+  return parse(argv, options);
+}
+
+function parse(argv: string[], options: ReturnType<typeof cliOptions>) {
+  return parseArgs({ args: argv, options, strict: true, allowPositionals: false });
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {

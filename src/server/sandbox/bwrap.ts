@@ -29,8 +29,10 @@ export function findBwrap(explicit: string | undefined, searchPath = process.env
         .map((dir) => path.join(dir, 'bwrap'));
   return candidates.find((candidate) => {
     try {
+      // A missing candidate (most of PATH) is told without an exception: the first answer waits for this.
+      if (!fs.statSync(candidate, { throwIfNoEntry: false })?.isFile()) return false;
       fs.accessSync(candidate, fs.constants.X_OK);
-      return fs.statSync(candidate).isFile();
+      return true;
     } catch {
       return false;
     }
