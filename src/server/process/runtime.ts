@@ -85,10 +85,11 @@ export class ProcessRuntime {
     if (this.prepared) return;
     this.prepared = true;
     this.options.beforeFirstSpawn?.();
-    // The spawner before the guardian: a first start waits for its pipes, and perl is the slower
-    // to start (it closes what it inherited itself, the guardian's descriptors included).
-    this.pipePool()?.prefill();
+    // The guardian first: Node's spawn returns once the child has exec'd, and a small sh forked
+    // while perl starts on the other core waited for a CPU (10 ms instead of 3 in a timeline of a
+    // first command). perl closes what it inherited itself, the guardian's descriptors included.
     this.guardian.ensure(this.childrenCloseDescriptors());
+    this.pipePool()?.prefill();
   }
 
   /**
