@@ -1,15 +1,21 @@
 #!/usr/bin/perl
 # The spawner (see spawner.ts); its line protocol is spawner-protocol.ts.
-use strict; use warnings;
-# The XS halves of POSIX and Fcntl only, and no Errno or constant: their .pm files took longer to
-# load than the rest of the script, and a server's first start may wait for this script to be up.
-BEGIN { require XSLoader; XSLoader::load('POSIX'); XSLoader::load('Fcntl') }
+# No module but strict (not warnings, nor the XS halves of POSIX and Fcntl): loading them took
+# longer than perl takes to start, and a server's first start waits for this script to be up. So
+# Linux's numbers stand in for their constants (EINTR 4, WNOHANG 1, the same on every
+# architecture), and setsid(2) is a syscall whose number the server passes as the only argument
+# (0: load POSIX for it).
+use strict;
+my $SETSID = shift // 0;
+my ($EINTR, $WNOHANG) = (4, 1);
 opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
 my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($dir) } readdir $dir;
 closedir $dir;
-POSIX::close($_) for @inherited;
+# A handle opened on each descriptor closes it.
+for my $fd (@inherited) { my $h; (open($h, '<&=', $fd) || open($h, '>&=', $fd)) && close($h) }
+# SIGCHLD wakes select() through this pipe: one byte per signal, drained whenever select() says
+# so (a blocking read then returns what is there), far below what would fill it.
 pipe(my $wake_r, my $wake_w) or die "pipe: $!\n";
-fcntl($_, Fcntl::F_SETFL(), Fcntl::O_NONBLOCK()) for ($wake_r, $wake_w);
 $SIG{CHLD} = sub { syswrite $wake_w, 'x' };
 my %held;
 my %running;
@@ -19,9 +25,14 @@ sub say_line {
   my ($line) = @_;
   while (length $line) {
     my $n = syswrite STDOUT, $line;
-    if (!defined $n) { next if $! == POSIX::EINTR(); exit 0 }
+    if (!defined $n) { next if $! == $EINTR; exit 0 }
     substr($line, 0, $n) = '';
   }
+}
+
+sub new_session {
+  if ($SETSID) { syscall($SETSID) }
+  else { require POSIX; POSIX::setsid() }
 }
 
 sub failed {
@@ -30,7 +41,7 @@ sub failed {
 }
 
 sub reap {
-  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) { delete $running{$pid}; say_line("X $pid $?\n") }
+  while ((my $pid = waitpid(-1, $WNOHANG)) > 0) { delete $running{$pid}; say_line("X $pid $?\n") }
 }
 
 sub make_pipes {
@@ -57,18 +68,19 @@ sub spawn_one {
   return failed($id, $! + 0) if !defined $pid;
   if ($pid == 0) {
     $SIG{CHLD} = 'DEFAULT';
-    POSIX::setsid();
-    if ($piped) { POSIX::dup2(fileno $in_r, 0) } else { open(STDIN, '<', '/dev/null') }
-    POSIX::dup2(fileno $out_w, 1);
-    POSIX::dup2(fileno $err_w, 2);
+    new_session();
+    # Reopened standard handles keep their descriptors (perl dup2s onto 0, 1 and 2).
+    if ($piped) { open(STDIN, '<&', $in_r) } else { open(STDIN, '<', '/dev/null') }
+    open(STDOUT, '>&', $out_w);
+    open(STDERR, '>&', $err_w);
     # One by one, sorted: environ keeps the order of assignment (a hash would scramble it).
     if (chdir $cwd) { %ENV = (); $ENV{$_} = $env{$_} for sort keys %env; exec { $file } @argv }
     syswrite $st_w, pack('N', $! + 0);
-    POSIX::_exit(127);
+    kill 'KILL', $$; # the parent has the errno: no exit handlers, no buffers flushed twice
   }
   close $st_w; close $out_w; close $err_w; close $in_r if $piped;
   my ($status, $n) = ('');
-  do { $n = sysread $st_r, $status, 4 } while (!defined $n && $! == POSIX::EINTR());
+  do { $n = sysread $st_r, $status, 4 } while (!defined $n && $! == $EINTR);
   close $st_r;
   if ($n) {
     waitpid($pid, 0);
@@ -88,11 +100,11 @@ for (;;) {
   # just before select() blocks is only handled after it returns: while
   # children run, select() never sleeps longer than $REAP_POLL.
   my $ready = select(my $readable = $watched, undef, undef, %running ? $REAP_POLL : undef);
-  if ($ready > 0 && vec($readable, fileno $wake_r, 1)) { 1 while sysread $wake_r, my $drained, 256 }
+  if ($ready > 0 && vec($readable, fileno $wake_r, 1)) { sysread $wake_r, my $drained, 4096 }
   reap();
   next unless $ready > 0 && vec($readable, 0, 1);
   my $n = sysread STDIN, $buffer, 65536, length $buffer;
-  if (!defined $n) { next if $! == POSIX::EINTR(); last }
+  if (!defined $n) { next if $! == $EINTR; last }
   last if $n == 0;
   for (;;) {
     if ($buffer =~ /\AR (\S+)\n/) { delete $held{$1}; substr($buffer, 0, $+[0]) = ''; next }

@@ -33,6 +33,9 @@ import { encodePipeRequest, encodeRelease, encodeStart, LineSplitter, parseSpawn
 /** The perl program, shipped in the package (the build copies it into dist). */
 const spawnerScript = (): string => packageFile('dist/server/process/spawner.pl');
 
+/** setsid(2)'s syscall number, which spawner.pl calls without loading POSIX (0: it loads POSIX). */
+const SETSID_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 112, arm64: 157 };
+
 /** A running child's pipes and its exit, as the server sees them. */
 export interface SpawnedChild {
   pid: number;
@@ -83,7 +86,8 @@ export class Spawner {
     if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
-      return new Spawner(spawnProcess(perl, [spawnerScript()], { stdio: ['pipe', 'pipe', 'inherit'], env: {} }), outputSlabs);
+      const args = [spawnerScript(), String(SETSID_SYSCALL[process.arch] ?? 0)];
+      return new Spawner(spawnProcess(perl, args, { stdio: ['pipe', 'pipe', 'inherit'], env: {} }), outputSlabs);
     } catch {
       return undefined;
     }
