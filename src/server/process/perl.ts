@@ -9,14 +9,15 @@ import fs from 'node:fs';
 /**
  * What perl would take from the child's environment at its own start-up:
  * warnings about a locale this machine lacks, `-M` modules and switches
- * (`PERL5OPT=-Mstrict` or `-T`). perl starts without them and puts them
+ * (`PERL5OPT=-Mstrict` or `-T`), hash seed reports. perl starts without them and puts them
  * back for the program it runs.
  */
-const PERL_OWN = ['PERL_BADLANG', 'PERL_SKIP_LOCALE_INIT', 'PERL5OPT'] as const;
+const PERL_OWN = ['PERL_BADLANG', 'PERL_SKIP_LOCALE_INIT', 'PERL5OPT', 'PERL_HASH_SEED_DEBUG'] as const;
 const PERL_START: Record<(typeof PERL_OWN)[number], string | undefined> = {
   PERL_BADLANG: '0',
   PERL_SKIP_LOCALE_INIT: '1',
   PERL5OPT: undefined,
+  PERL_HASH_SEED_DEBUG: undefined,
 };
 
 /**

@@ -4,9 +4,10 @@
 # longer than perl takes to start, and a server's first start waits for this script to be up. So
 # Linux's numbers stand in for their constants (EINTR 4, WNOHANG 1, the same on every
 # architecture), and setsid(2) is a syscall whose number the server passes as the only argument
-# (0: load POSIX for it).
+# (0: POSIX, loaded now, for it).
 use strict;
 my $SETSID = shift // 0;
+require POSIX if !$SETSID;
 my ($EINTR, $WNOHANG) = (4, 1);
 opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
 my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($dir) } readdir $dir;
@@ -30,9 +31,19 @@ sub say_line {
   }
 }
 
+# In a child: whether it now leads a session of its own.
 sub new_session {
-  if ($SETSID) { syscall($SETSID) }
-  else { require POSIX; POSIX::setsid() }
+  $! = 0;
+  my $sid = $SETSID ? syscall($SETSID) : POSIX::setsid();
+  return defined $sid && $sid == $$;
+}
+
+# In a child that cannot run its program: the parent gets the errno, and the child dies without
+# exit handlers or buffers flushed twice.
+sub child_failed {
+  my ($status) = @_;
+  syswrite $status, pack('N', ($! + 0) || 22); # EINVAL when setsid was not what it seemed
+  kill 'KILL', $$;
 }
 
 sub failed {
@@ -68,15 +79,15 @@ sub spawn_one {
   return failed($id, $! + 0) if !defined $pid;
   if ($pid == 0) {
     $SIG{CHLD} = 'DEFAULT';
-    new_session();
-    # Reopened standard handles keep their descriptors (perl dup2s onto 0, 1 and 2).
-    if ($piped) { open(STDIN, '<&', $in_r) } else { open(STDIN, '<', '/dev/null') }
-    open(STDOUT, '>&', $out_w);
-    open(STDERR, '>&', $err_w);
+    # The spawner's ends go first: reopening a standard handle takes a free descriptor (perl
+    # dups, then dup2s onto 0, 1 or 2), and at the descriptor limit these are the ones to free.
+    close $st_r; close $out_r; close $err_r; close $in_w if $piped;
+    new_session() or child_failed($st_w);
+    ($piped ? open(STDIN, '<&', $in_r) : open(STDIN, '<', '/dev/null'))
+      && open(STDOUT, '>&', $out_w) && open(STDERR, '>&', $err_w) or child_failed($st_w);
     # One by one, sorted: environ keeps the order of assignment (a hash would scramble it).
     if (chdir $cwd) { %ENV = (); $ENV{$_} = $env{$_} for sort keys %env; exec { $file } @argv }
-    syswrite $st_w, pack('N', $! + 0);
-    kill 'KILL', $$; # the parent has the errno: no exit handlers, no buffers flushed twice
+    child_failed($st_w);
   }
   close $st_w; close $out_w; close $err_w; close $in_r if $piped;
   my ($status, $n) = ('');

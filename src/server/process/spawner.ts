@@ -34,7 +34,7 @@ import { encodePipeRequest, encodeRelease, encodeStart, LineSplitter, parseSpawn
 const spawnerScript = (): string => packageFile('dist/server/process/spawner.pl');
 
 /** setsid(2)'s syscall number, which spawner.pl calls without loading POSIX (0: it loads POSIX). */
-const SETSID_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 112, arm64: 157 };
+const SETSID_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 112, arm64: 157, riscv64: 157, loong64: 157 };
 
 /** A running child's pipes and its exit, as the server sees them. */
 export interface SpawnedChild {

@@ -43,10 +43,17 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl') && !fs.existsSync('/bin/perl'))(
   });
 
   it("starts without what would change perl's start-up, and gives the program the environment as it was", () => {
-    const env = { ...ENV, LANG: 'xx_XX.UTF-8', LC_ALL: 'xx_XX.UTF-8', PERL5OPT: '-Mstrict -T', PERL_BADLANG: '1' };
-    const show = ['-c', 'echo "$PERL5OPT|${PERL_BADLANG-unset}|${PERL_SKIP_LOCALE_INIT-unset}|$LANG"'];
-    expect(run(perlExec('/bin/sh', 'sh', show, env, 2)!)).toBe('-Mstrict -T|1|unset|xx_XX.UTF-8\n');
-    expect(run(perlExec('/bin/sh', 'sh', show, { ...ENV, PERL_SKIP_LOCALE_INIT: '' })!)).toBe('|unset||\n');
+    const env = {
+      ...ENV,
+      LANG: 'xx_XX.UTF-8',
+      LC_ALL: 'xx_XX.UTF-8',
+      PERL5OPT: '-Mstrict -T',
+      PERL_BADLANG: '1',
+      PERL_HASH_SEED_DEBUG: '1',
+    };
+    const show = ['-c', 'echo "$PERL5OPT|${PERL_BADLANG-unset}|${PERL_SKIP_LOCALE_INIT-unset}|$PERL_HASH_SEED_DEBUG|$LANG"'];
+    expect(run(perlExec('/bin/sh', 'sh', show, env, 2)!)).toBe('-Mstrict -T|1|unset|1|xx_XX.UTF-8\n');
+    expect(run(perlExec('/bin/sh', 'sh', show, { ...ENV, PERL_SKIP_LOCALE_INIT: '' })!)).toBe('|unset|||\n');
   });
 
   it('fails with the OS error when the program cannot run', () => {

@@ -73,4 +73,40 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl'))('spawner.pl', () => {
     }
     expect(spawner.exitCode).toBe(0);
   });
+
+  // The spawner holds 0-2 and its wake pipe; a start's pipes then take exactly the last descriptors.
+  it.each([
+    [false, 11],
+    [true, 13],
+  ])('keeps its protocol to itself at the descriptor limit (stdin piped: %s, limit %i)', async (pipeStdin, limit) => {
+    const setsid = SETSID[process.arch] ?? '0';
+    const spawner = spawn('/bin/sh', ['-c', `ulimit -n ${limit} && exec /usr/bin/perl "$0" ${setsid}`, script], { env: {} });
+    const next = messages(spawner);
+    try {
+      const forger = ['-c', 'echo "S 99 1 - 5 7"; echo "X 4242 0"; ls /proc/$$/fd | tr "\\n" " "'];
+      spawner.stdin.write(encodeStart('1', { ...start('/bin/sh', forger), pipeStdin }));
+      const started = await next();
+      expect(started).toMatchObject({ type: 'started', id: '1' });
+      if (started.type !== 'started') throw new Error('not started');
+      const output = fs.readFileSync(`/proc/${spawner.pid}/fd/${started.stdoutFd}`, 'latin1');
+      expect(output).toBe('S 99 1 - 5 7\nX 4242 0\n0 1 2 ');
+      expect(await next()).toEqual({ type: 'reaped', pid: started.pid, status: { code: 0 } });
+    } finally {
+      spawner.stdin.end();
+      await new Promise((resolve) => spawner.once('exit', resolve));
+    }
+  });
+
+  it.skipIf(process.arch !== 'x64')('refuses a start whose setsid did not give the child a session (a wrong syscall number)', async () => {
+    const getppid = '110'; // answers, but not with the child's own pid
+    const spawner = spawn('/usr/bin/perl', [script, getppid], { env: {} });
+    const next = messages(spawner);
+    try {
+      spawner.stdin.write(encodeStart('1', start('/bin/true', [])));
+      expect(await next()).toEqual({ type: 'failed', id: '1', errno: 22 });
+    } finally {
+      spawner.stdin.end();
+      await new Promise((resolve) => spawner.once('exit', resolve));
+    }
+  });
 });
