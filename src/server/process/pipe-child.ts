@@ -40,6 +40,10 @@ interface ExecPlan {
   env: Record<string, string>;
 }
 
+/**
+ * Starts the child with node:child_process, on real pipes from the pool.
+ * Without the pool (no perl or /proc) the child gets Node's socketpairs.
+ */
 async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Promise<SpawnedChild> {
   const pipes = await runtime.pipePool()?.open(request.pipeStdin);
   if (!pipes) runtime.warnSocketpairs();
