@@ -63,7 +63,7 @@ export class ServerSession {
     options: ServerSessionOptions,
   ) {
     this.generation = new ClientGeneration(options.generation);
-    this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR, () => options.runtime.prepare());
+    this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR, options.runtime);
     this.sessions = options.sessions ?? new SessionRegistry({ detachedTtlMs: 0, processes: options });
     this.http = new HttpClient(
       {

@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { packageFile } from '../../package/files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { perlExec } from '../process/perl.js';
+import type { ProcessRuntime } from '../process/runtime.js';
 import { bwrapArgs, findBwrap } from './bwrap.js';
 import { type Confinement, confinementOf } from './policy.js';
 
@@ -29,9 +30,13 @@ export class FsSandbox {
   constructor(
     /** The bwrap to use (default: `bwrap` on PATH). */
     private readonly bwrapPath: string | undefined,
-    private readonly tmpdir: string | undefined = process.env.TMPDIR,
-    /** Runs before each helper is spawned (the runtime's first-spawn duties: see `ProcessRuntime.prepare`). */
-    private readonly beforeSpawn: () => void = () => undefined,
+    private readonly tmpdir: string | undefined,
+    /**
+     * The runtime whose first-spawn duties run before each helper is spawned (`prepare`), and
+     * which says whether a child must close what lacks close-on-exec first: bwrap would pass it
+     * into the sandbox.
+     */
+    private readonly runtime: Pick<ProcessRuntime, 'prepare' | 'childrenCloseDescriptors'>,
   ) {}
 
   /** What an fs call's `sandbox` asks for (undefined: nothing); refuses what cannot be enforced. */
@@ -49,11 +54,10 @@ export class FsSandbox {
     const bwrap = findBwrap(this.bwrapPath);
     if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
     const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
-    this.beforeSpawn();
+    this.runtime.prepare();
     return new Promise<T>((resolve, reject) => {
-      // Through perl when it is there, which closes what lacks close-on-exec here (PTY masters, an
-      // in-process host's descriptors): bwrap would pass them into the sandbox.
-      const command = perlExec(bwrap, bwrap, args, {}, 2) ?? { file: bwrap, args, env: {} };
+      const viaPerl = this.runtime.childrenCloseDescriptors() ? perlExec(bwrap, bwrap, args, {}, 2) : undefined;
+      const command = viaPerl ?? { file: bwrap, args, env: {} };
       const child = spawn(command.file, command.args, { stdio: ['pipe', 'pipe', 'pipe'], env: command.env });
       this.helpers.add(child);
       const timer = setTimeout(() => child.kill('SIGKILL'), HELPER_TIMEOUT_MS);
