@@ -8,29 +8,10 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createExecutor, ExecServerError, LocalExecutor, ProcessRuntime } from '../src/index.js';
-import { childrenOf, isAlive, waitDead } from './support/proc.js';
+import { childrenOf, isAlive, waitDead, waitFound } from './support/proc.js';
 
 const ENV = { PATH: '/usr/bin:/bin' };
 const here = path.dirname(fileURLToPath(import.meta.url));
-
-const descendants = (pid: number): number[] => childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
-const commandLine = (pid: number) => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-  } catch {
-    return ''; // gone meanwhile
-  }
-};
-
-/** Polls until `count` descendants of `pid` run `sleep` (no event says a child has exec'd). */
-async function waitSleepers(pid: number, count: number, timeoutMs = 5000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const sleepers = descendants(pid).filter((child) => commandLine(child).startsWith('sleep\0'));
-    if (sleepers.length >= count || Date.now() > deadline) return sleepers;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 const shipped = path.resolve(here, '../dist/index.js');
 
 describe('LocalExecutor', () => {
@@ -138,7 +119,7 @@ describe('LocalExecutor', () => {
         // The host closed its copy with a child on pipes and one on a PTY still running.
         await released;
         // Both still run (the PTY one may be between perl's last close and its exec: polled).
-        expect(await waitSleepers(host.pid!, 2)).toHaveLength(2);
+        expect(await waitFound(`60.${host.pid}`, 'sleep', 2)).toHaveLength(2);
       } finally {
         host.stdin.end();
         await exited;
