@@ -21,8 +21,8 @@ const EAGER = [
  * come from node_modules on first use (http/request, WebSocket), so that every start reads a
  * smaller file; every import() becomes require(), which a vm.Script can run.
  */
-const bundleOf = (name, entry, outdir, plugins = []) =>
-  build({
+async function bundleOf(name, entry, outdir, plugins = []) {
+  await build({
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -38,6 +38,24 @@ const bundleOf = (name, entry, outdir, plugins = []) =>
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     plugins: [...plugins, facades({ eager: EAGER, lazy: LAZY })],
   });
+  readyToLoad(`${outdir}/${name}.cjs`);
+}
+
+/**
+ * Two edits that keep every line and column (the source map still fits):
+ * - an entry's `#!` line, kept by esbuild, becomes a comment, so that loading the bundle does not
+ *   copy it to drop that line;
+ * - esbuild escapes non-ASCII characters in code (charset 'ascii', its default) but copies
+ *   comments as they are, and one `§` there made Node read the whole bundle into a two-byte
+ *   string, twice its size in memory: each such UTF-16 unit becomes `?`. (Dropping comments with
+ *   minifyWhitespace did that too, but slowed fs/readBlock by about 15%:
+ *   `npm run bench -- --only blocks`.)
+ */
+function readyToLoad(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const ready = (text.startsWith('#!') ? `//${text.slice(2)}` : text).replace(/[\u0080-\uffff]/g, '?');
+  if (ready !== text) fs.writeFileSync(file, ready);
+}
 
 /**
  * The library's `import('execa')` loads dist/execa.cjs, a bundle of its own with its own code
@@ -59,26 +77,8 @@ const execaOfItsOwn = {
   },
 };
 
-/**
- * esbuild escapes non-ASCII characters in code (charset 'ascii', its default) but copies comments
- * as they are, and one `§` there made Node read the whole bundle into a two-byte string, twice its
- * size in memory. Each such UTF-16 unit becomes `?`, so source-map columns still hold. (Dropping
- * comments with minifyWhitespace did that too, but slowed fs/readBlock by about 15%:
- * `npm run bench -- --only blocks`.)
- */
-function asciiComments(file) {
-  const text = fs.readFileSync(file, 'utf8');
-  const ascii = text.replace(/[\u0080-\uffff]/g, '?');
-  if (ascii !== text) fs.writeFileSync(file, ascii);
-}
-
 // The server, which the CLI (scripts/cli-main.cjs, installed as dist/cli/main.js) runs.
 await bundleOf('server', 'src/cli/main.ts', 'dist/cli');
-// The entry's `#!` line, kept by esbuild, becomes a comment of the same line (the source map still
-// fits), so that loading the bundle does not copy it to drop that line.
-const serverBundle = fs.readFileSync('dist/cli/server.cjs', 'utf8');
-if (serverBundle.startsWith('#!')) fs.writeFileSync('dist/cli/server.cjs', `//${serverBundle.slice(2)}`);
-asciiComments('dist/cli/server.cjs');
 fs.chmodSync('dist/cli/server.cjs', 0o644); // run by dist/cli/main.js, not on its own
 // dist/cli holds only the CLI's entry and the bundle, both CommonJS (tsc's ES modules of src/cli are
 // in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
@@ -106,7 +106,6 @@ execFileSync(process.execPath, ['dist/cli/main.js'], {
 // execa as one CommonJS file (from node_modules it would load a hundred ES modules when the client
 // first spawns a server), its code cache made by one spawn: what a client's first spawn runs.
 await bundleOf('execa', 'execa', 'dist');
-asciiComments('dist/execa.cjs');
 fs.rmSync('dist/execa.cjs.cache', { force: true });
 execFileSync(process.execPath, [
   '-e',
@@ -116,7 +115,6 @@ execFileSync(process.execPath, [
 // module entry, dist/index.js, that re-exports its names (tsc's .d.ts files stay). undici and ws
 // are required from node_modules on first use, execa from dist/execa.cjs.
 await bundleOf('lib', 'src/index.ts', 'dist', [execaOfItsOwn]);
-asciiComments('dist/lib.cjs');
 fs.rmSync('dist/lib.cjs.cache', { force: true });
 // Loading it once lists its exports (for the entry below) and writes its code cache at exit.
 const listExports =
