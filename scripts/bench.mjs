@@ -79,6 +79,19 @@ async function spawnLatencyWithFloor(commands) {
   return mapValues(results, (result) => ({ ...result, floorP50 }));
 }
 
+/**
+ * The round trip with the bare Node server as one more contestant (over
+ * stdio only: it speaks nothing else): what a Node server pays here before
+ * any layer of ours.
+ */
+async function roundTripWithFloor(commands, cold = false) {
+  if (transport !== 'stdio') return roundTrip(commands, transport, cold);
+  const results = await roundTrip({ ...commands, [RAW]: FLOOR }, transport, cold);
+  const floor = results[RAW];
+  delete results[RAW];
+  return mapValues(results, (result) => ({ ...result, floorP50: floor.p50, floorP99: floor.p99 }));
+}
+
 /** `runs` runs of `measure(command)`, the servers taking turns run by run, then `combine`d. */
 async function alternating(commands, measure, combine) {
   const samples = mapValues(commands, () => []);
@@ -120,8 +133,8 @@ async function measureAll(commands) {
   const workloads = [
     ['pipe', (all) => alternatingThroughput(all, 256 * MiB, false)],
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
-    ['rtt', (all) => roundTrip(all, transport)],
-    ['rtt-cold', (all) => roundTrip(all, transport, true)],
+    ['rtt', (all) => roundTripWithFloor(all)],
+    ['rtt-cold', (all) => roundTripWithFloor(all, true)],
     ['spawn', spawnLatencyWithFloor],
     ['spawn-retained', (all) => spawnLatency(all, 150)],
     [
@@ -234,6 +247,17 @@ async function main() {
   console.log(
     `spawn p50 as a multiple of a bare Node server's (scripts/bench/floor-server.mjs): ${overFloor(ours.spawn)}${peer ? ` (peer: ${overFloor(peer.spawn)})` : ''}; floor ${fmt(spawnFloor, 2)} ms, measured in turn with the servers`,
   );
+  for (const [label, workload] of [
+    ['rtt', 'rtt'],
+    ['rtt, first 5000', 'rtt-cold'],
+  ]) {
+    const floor = ours[workload];
+    if (floor?.floorP50 === undefined) continue;
+    const over = (result) => `p50 ${fmt(result?.p50 / floor.floorP50, 2)}, p99 ${fmt(result?.p99 / floor.floorP99, 2)}`;
+    console.log(
+      `${label} as a multiple of the bare Node server's: ${over(ours[workload])}${peer ? ` (peer: ${over(peer[workload])})` : ''}; floor p50 ${fmt(floor.floorP50)} µs, p99 ${fmt(floor.floorP99)} µs, measured in turn with the servers`,
+    );
+  }
   console.log(
     `fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`,
   );

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 /**
- * The floor for the spawn benchmark: the least a Node stdio exec-server can
- * do for `process/start` on pipes (readline, JSON.parse, child_process.spawn,
- * exited/closed notifications) with no validation, bookkeeping or cleanup
- * guarantees. Not a server anyone should use; it answers nothing else.
+ * The floor for the spawn and round-trip benchmarks: the least a Node stdio
+ * exec-server can do for `process/start` on pipes (readline, JSON.parse,
+ * child_process.spawn, exited/closed notifications) and for
+ * `fs/getMetadata` (one asynchronous stat, as the servers do), with no
+ * validation, bookkeeping or cleanup guarantees. Not a server anyone should
+ * use; it answers nothing else.
  */
 import { spawn } from 'node:child_process';
+import { stat } from 'node:fs';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -35,9 +38,20 @@ function start(id, { processId, argv, cwd, env }) {
   send({ id, result: { processId } });
 }
 
+function metadata(id, { path }) {
+  stat(path.startsWith('file:') ? fileURLToPath(path) : path, (error, stats) =>
+    send(
+      error
+        ? { id, error: { code: -32603, message: error.message } }
+        : { id, result: { isDirectory: stats.isDirectory(), isFile: stats.isFile(), modifiedAtMs: Math.trunc(stats.mtimeMs) } },
+    ),
+  );
+}
+
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method, params } = JSON.parse(line);
   if (method === 'initialize') send({ id, result: { sessionId: 'floor' } });
   else if (method === 'process/start') start(id, params);
+  else if (method === 'fs/getMetadata') metadata(id, params);
   else if (id !== undefined) send({ id, error: { code: -32601, message: `not in the floor server: ${method}` } });
 });
