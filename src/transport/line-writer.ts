@@ -51,7 +51,10 @@ function payloadHolder(value: Json): 'result' | 'params' | undefined {
 /** The key of a large `Base64Payload` directly inside the result or params, if any. */
 function findLargePayload(value: Json, holder: 'result' | 'params' | undefined): string | undefined {
   if (!holder) return undefined;
-  for (const [key, field] of Object.entries(value[holder] as Json)) {
+  const members = value[holder] as Json;
+  // for-in, not Object.entries: no arrays made per message on the round-trip path.
+  for (const key in members) {
+    const field = members[key];
     if (field instanceof Base64Payload && field.bytes.length > SLICE_BYTES) return key;
   }
   return undefined;
@@ -60,7 +63,11 @@ function findLargePayload(value: Json, holder: 'result' | 'params' | undefined):
 /** Small payloads went out inside the line: their buffers may be reused. */
 function releaseSmallPayloads(value: Json, holder: 'result' | 'params' | undefined): void {
   if (!holder) return;
-  for (const field of Object.values(value[holder] as Json)) if (field instanceof Base64Payload) field.release();
+  const members = value[holder] as Json;
+  for (const key in members) {
+    const field = members[key];
+    if (field instanceof Base64Payload) field.release();
+  }
 }
 
 function reorder(message: Json): Json {
@@ -143,7 +150,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
     if (payloadKey === undefined || holder === undefined) {
       const line = `${JSON.stringify(value)}\n`;
       releaseSmallPayloads(value, holder);
-      return this.push(line);
+      return this.push(line, 'method' in value);
     }
     const members = value[holder] as Json;
     const payload = members[payloadKey] as Base64Payload;
@@ -192,7 +199,10 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /**
    * Messages written in one tick leave in one `writev`: an exit notification
    * and the close that follows it cost the reader one wake-up, not two.
-   * (Output lines skip this: they are large, and each is its own write.)
+   * (Output lines skip this: they are large, and each is its own write. So
+   * do answers: a client waits on each, and the end of the tick is several
+   * microseconds away; an answer written while the stream is corked still
+   * leaves in order, with the batch.)
    */
   private batchThisTick(): void {
     if (this.corked) return;
@@ -225,8 +235,9 @@ export class LineMessageWriter extends AbstractMessageWriter {
     this.whenFree(() => this.output.write(line, written), line.length);
   }
 
-  private push(text: string): Promise<void> {
-    this.batchThisTick();
+  /** `batch`: hold the line to the end of this tick with any others written in it (see `batchThisTick`). */
+  private push(text: string, batch: boolean): Promise<void> {
+    if (batch) this.batchThisTick();
     return new Promise((resolve) => {
       // Errors surface through the stream's 'error' event (see constructor).
       this.whenFree(() => {
