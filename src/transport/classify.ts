@@ -13,6 +13,7 @@ const I64_MAX = 2n ** 63n - 1n;
 
 function isValidId(id: unknown): id is string | number {
   if (typeof id === 'string') return true;
+  if (Number.isSafeInteger(id)) return true;
   if (typeof id !== 'number' || !Number.isInteger(id)) return false;
   const big = BigInt(id);
   return big >= I64_MIN && big <= I64_MAX;

@@ -17,6 +17,7 @@ import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 const NEWLINE = 0x0a;
+const OPEN_BRACE = 0x7b;
 
 export interface LineReaderOptions {
   /** Longest accepted line, in bytes, without its newline. */
@@ -163,7 +164,8 @@ export class LineMessageReader extends AbstractMessageReader {
   }
 
   private handleText(text: string): void {
-    if (text.trim().length === 0) return;
+    // A message starts with `{`: only other lines need the (copying) trim.
+    if (text.charCodeAt(0) !== OPEN_BRACE && text.trim().length === 0) return;
     let value: unknown;
     try {
       value = JSON.parse(text);

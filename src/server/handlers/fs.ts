@@ -14,12 +14,6 @@ import type { MissingWatches } from '../fs/missing-watch.js';
 import { walk } from '../fs/walk.js';
 import type { ConfinedOp, FsSandbox } from '../sandbox/confined-fs.js';
 
-/** `size` is a generation-2 member of `fs/getMetadata`'s answer (the target's size for a symlink). */
-async function metadata(native: string, generation: Generation) {
-  const { size, ...rest } = await ops.getMetadata(native);
-  return generation === 2 ? { ...rest, size } : rest;
-}
-
 export function fsHandlers(
   generation: () => Generation,
   handles: FileHandles,
@@ -50,7 +44,7 @@ export function fsHandlers(
       const args = { path: params.path.native, recursive: params.recursive ?? true };
       return write(params, () => ops.createDirectory(args.path, args.recursive), 'createDirectory', args);
     },
-    'fs/getMetadata': (params) => metadata(unconfined(params).path.native, generation()),
+    'fs/getMetadata': (params) => ops.getMetadata(unconfined(params).path.native, generation() === 2),
     'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native),
     'fs/remove': (params) => {
       const args = { path: params.path.native, recursive: params.recursive ?? true, force: params.force ?? true };
