@@ -33,6 +33,10 @@ describe('fileUriToPath', () => {
     expect(fileUriToPath('file:///..')).toBe('/');
   });
 
+  it('takes a plain URI of millions of segments (no regex recursion)', () => {
+    expect(fileUriToPath(`file:///${'a/../'.repeat(2_000_000)}tmp`)).toBe('/tmp');
+  });
+
   it('decodes escapes and non-ASCII as the reference does', () => {
     expect(fileUriToPath('file:///tmp/%41%2Fb')).toBe('/tmp/A/b');
     expect(fileUriToPath('file:///tmp/%ZZ')).toBe('/tmp/%ZZ');
