@@ -19,6 +19,7 @@ import { boundedHandshake } from './handshake.js';
 import { EventRouter } from './event-router.js';
 import { httpParams } from './http-bodies.js';
 import { Link, LinkDropped, type LinkTransport } from './link.js';
+import { PendingCalls } from './pending-calls.js';
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
   type ConnectOptions,
@@ -52,8 +53,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private readonly sessions = this.events.sessions;
   private readonly bodies = this.events.bodies;
   private failure: ExecServerClientError | undefined;
-  private readonly disconnected: Promise<never>;
-  private rejectAll!: (error: Error) => void;
+  /** Every call in flight, failed at once when the client disconnects. */
+  private readonly calls = new PendingCalls();
   private closing: Promise<void> | undefined;
   private violation: string | undefined;
   /** How to open a new connection and resume, when `reconnect` is on. */
@@ -67,8 +68,6 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     private readonly child?: ServerChild,
   ) {
     super();
-    this.disconnected = new Promise<never>((_, reject) => (this.rejectAll = reject));
-    this.disconnected.catch(() => undefined);
     this.link = this.newLink(transport);
   }
 
@@ -195,7 +194,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private fail(reason: string): void {
     if (this.failure) return;
     this.failure = ClientErrors.disconnected(reason);
-    this.rejectAll(this.failure);
+    this.calls.failAll(this.failure);
     this.events.failAll(this.failure.message);
     this.link.close(reason);
     if (this.child && !this.closing) void this.child.kill();
@@ -214,11 +213,11 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private async send(method: string, params: unknown): Promise<unknown> {
     for (;;) {
       // A client closed meanwhile stops waiting for the resume.
-      if (this.relinking) await Promise.race([this.relinking, this.disconnected]);
+      if (this.relinking) await this.calls.track(this.relinking);
       if (this.failure) throw this.failure;
       const link = this.link;
       try {
-        return await Promise.race([link.request(method, params), this.disconnected]);
+        return await this.calls.track(link.request(method, params));
       } catch (error) {
         if (error instanceof ResponseError) throw ClientErrors.fromServer(error);
         if (this.failure) throw this.failure;

@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
+import { PendingCalls } from './pending-calls.js';
 
 export interface LinkEvents {
   notification(method: string, params: unknown): void;
@@ -43,6 +44,7 @@ export class Link {
   private readonly connection: MessageConnection;
   private readonly drop: Promise<never>;
   private rejectDrop!: (error: LinkDropped) => void;
+  private readonly requests = new PendingCalls();
   private down = false;
 
   readonly output: Writable;
@@ -83,7 +85,7 @@ export class Link {
   /** The request's result; rejects with `ResponseError` from the server or `LinkDropped`. */
   request(method: string, params: unknown): Promise<unknown> {
     if (this.down || this.transport.writable?.() === false) return Promise.reject(new LinkDropped('the connection is closing', false));
-    return Promise.race([this.connection.sendRequest(method, params), this.drop]);
+    return this.requests.track(this.connection.sendRequest(method, params));
   }
 
   notify(method: string, params: unknown): Promise<void> {
@@ -97,7 +99,9 @@ export class Link {
   close(reason: string): void {
     if (this.down) return;
     this.down = true;
-    this.rejectDrop(new LinkDropped(reason));
+    const dropped = new LinkDropped(reason);
+    this.rejectDrop(dropped);
+    this.requests.failAll(dropped);
     this.connection.dispose();
     this.events.dropped(reason);
   }

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecServerClient } from '../src/index.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Whether what `ref` points at can be collected once nothing of ours holds it. */
+async function collected(ref: WeakRef<object>): Promise<boolean> {
+  for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
+    await nextTurn();
+    gc();
+  }
+  return ref.deref() === undefined;
+}
+
+describe('a client keeps no result it has handed over', () => {
+  let client: ExecServerClient;
+  beforeAll(async () => {
+    client = await ExecServerClient.spawn({ clientName: 'memory-test' });
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('lets an answered result go while the connection stays up', async () => {
+    // A result racing a promise that stays pending for the connection's life stayed reachable from it.
+    let result: object | undefined = await client.request('fs/getMetadata', { path: '/tmp' });
+    const ref = new WeakRef(result);
+    result = undefined;
+    expect(await collected(ref)).toBe(true);
+  });
+
+  /** Reads the file to its end, keeping only weak references to its chunks (in a frame of its own, gone on return). */
+  async function readWeakly(file: string, blockSize: number): Promise<WeakRef<object>[]> {
+    const refs: WeakRef<object>[] = [];
+    for await (const chunk of client.openRead(file, { blockSize })) refs.push(new WeakRef(chunk as object));
+    return refs;
+  }
+
+  it('lets the blocks of a finished openRead go', async () => {
+    // Whole 1 MiB blocks: their answers arrive decoded, and each block is the very buffer of its answer.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-memory-'));
+    const file = path.join(dir, 'three-mib');
+    fs.writeFileSync(file, Buffer.alloc(3 * 1024 * 1024, 7));
+    const refs = await readWeakly(file, 1024 * 1024);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(refs.length).toBe(3);
+    for (const ref of refs) expect(await collected(ref)).toBe(true);
+  });
+});
