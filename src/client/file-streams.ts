@@ -54,11 +54,7 @@ export function blockReader(call: Call, path: string, options: FileStreamOptions
       void deliver();
     },
     destroy(error, callback) {
-      const close = opened ? call('fs/close', { handleId }) : Promise.resolve();
-      close.then(
-        () => callback(error),
-        (closeError: Error) => callback(error ?? closeError),
-      );
+      closeQuietly(opened, handleId, call).then(() => callback(error));
     },
   });
   /** Pushes blocks in file order, keeping IN_FLIGHT reads ahead, until the stream has enough. */
@@ -127,13 +123,26 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
     },
     destroy(error, callback) {
       Promise.allSettled(pending.splice(0))
-        .then(() => (opened ? call('fs/close', { handleId }) : undefined))
-        .then(
-          () => callback(error),
-          (closeError: Error) => callback(error ?? closeError),
-        );
+        .then(() => closeQuietly(opened, handleId, call))
+        .then(() => callback(error));
     },
   });
+}
+
+/**
+ * Closes the handle of a stream being destroyed. The server answers
+ * `fs/close` with `{}` whatever the handle, so it fails only when the
+ * connection is gone, and the handle with it: nothing the stream's user
+ * must hear of (a reader that ended, then its client closed, would emit
+ * 'error' after 'end').
+ */
+function closeQuietly(opened: boolean, handleId: string, call: Call): Promise<void> {
+  return opened
+    ? call('fs/close', { handleId }).then(
+        () => undefined,
+        () => undefined,
+      )
+    : Promise.resolve();
 }
 
 /** 32 hex digits: as long as a handle id may be (Codex 0.169 refuses longer ones). */
