@@ -30,12 +30,15 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
   private readonly native = new ServerGeneration(1, undefined, true);
   private session: ServerSession | undefined;
   private runtime: ProcessRuntime | undefined;
+  /** Once `close` began: every call fails, as on a RemoteExecutor whose client closed. */
+  private closed = false;
 
   constructor(private readonly options: LocalExecutorOptions = {}) {
     super();
   }
 
   protected async call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
+    if (this.closed) throw ClientErrors.disconnected('the executor is closed');
     try {
       const session = this.opened();
       return (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
@@ -89,6 +92,7 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.session?.shutdown();
     if (!this.options.runtime) this.runtime?.stop();
   }
