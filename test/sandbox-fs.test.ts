@@ -91,6 +91,20 @@ describe.skipIf(!hasBwrap)('fs methods under a sandbox policy (bwrap)', () => {
     expect(fs.readFileSync(at(workspace, 'blocks.txt'), 'utf8')).toBe('block');
   });
 
+  it('truncates nothing for an open it refuses (an id taken meanwhile, no handle left)', async () => {
+    fs.writeFileSync(at(workspace, 'first.txt'), 'first');
+    fs.writeFileSync(at(workspace, 'second.txt'), 'second');
+    // Sent together: the second asks for the id while the first is still in the sandbox.
+    const [first, second] = await Promise.all([
+      answer('fs/open', { handleId: 'same', path: uri(at(workspace, 'first.txt')), mode: 'replace' }),
+      answer('fs/open', { handleId: 'same', path: uri(at(workspace, 'second.txt')), mode: 'replace' }),
+    ]);
+    expect([first, second]).toEqual([{ handleId: 'same' }, { code: -32600, message: 'file handle `same` already exists' }]);
+    expect(fs.readFileSync(at(workspace, 'first.txt'), 'utf8')).toBe('');
+    expect(fs.readFileSync(at(workspace, 'second.txt'), 'utf8')).toBe('second');
+    expect(await answer('fs/close', { handleId: 'same' })).toEqual({});
+  });
+
   it('removes and copies inside the workspace as without a policy', async () => {
     fs.writeFileSync(at(workspace, 'gone.txt'), 'x');
     expect(

@@ -35,27 +35,36 @@ export class FileHandles {
   private readonly open = new Map<string, FileHandle>();
   /** Ids whose open is under way: they count against the limit and cannot be opened twice. */
   private readonly opening = new Set<string>();
+  /** Set by `closeAll`: the connection is ending, and an open still under way must not outlive it. */
+  private closed = false;
   /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
   private readonly spare: Buffer[] = [];
 
   /** Throws the reference's −32600 when `handleId` is too long or taken, or no handle is left. */
-  checkOpenable(handleId: string): void {
+  private checkOpenable(handleId: string): void {
     if (Buffer.byteLength(handleId) > MAX_HANDLE_ID_BYTES) throw Errors.handleIdTooLong(MAX_HANDLE_ID_BYTES);
     if (this.open.has(handleId) || this.opening.has(handleId)) throw Errors.handleExists(handleId);
     if (this.open.size + this.opening.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
   }
 
   /**
-   * Opens `native` under `handleId`. `expected` (for a file the confined helper
-   * truncated) is the identity that file had in the sandbox: a different file
-   * at the path now (a swapped symlink, a path the sandbox sees elsewhere) is
-   * refused rather than written.
+   * Opens `native` under `handleId`. `truncate` (mode `truncated`) runs once
+   * the id is reserved, so that a refused open never touches the file: the
+   * confined helper truncates it and answers the identity it had in the
+   * sandbox. A different file at the path now (a swapped symlink, a path the
+   * sandbox sees elsewhere) is refused rather than written.
    */
-  async openFile(handleId: string, native: string, mode: OpenMode, expected?: { dev: number; ino: number }): Promise<{ handleId: string }> {
+  async openFile(
+    handleId: string,
+    native: string,
+    mode: OpenMode,
+    truncate?: () => Promise<{ dev: number; ino: number }>,
+  ): Promise<{ handleId: string }> {
     this.checkOpenable(handleId);
     this.opening.add(handleId); // reserved across the awaits below
     let file: FileHandle | undefined;
     try {
+      const expected = await truncate?.();
       // Only regular files, as the reference. Opened without waiting (O_NONBLOCK): a FIFO's open
       // would wait for its other end, holding a thread of the pool; a write end with no reader fails.
       const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_NONBLOCK } = fs.constants;
@@ -64,6 +73,7 @@ export class FileHandles {
       const stat = await file.stat().catch(osFailure);
       if (!stat.isFile()) throw Errors.notAFile(native);
       if (expected && (stat.dev !== expected.dev || stat.ino !== expected.ino)) throw Errors.readOnlyFileSystem();
+      if (this.closed) throw Errors.internal('the connection ended while the file was being opened');
       this.open.set(handleId, file);
       return { handleId };
     } catch (error) {
@@ -148,6 +158,7 @@ export class FileHandles {
 
   /** Closes every handle (the connection is ending). */
   async closeAll(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.open.keys()].map((handleId) => this.close(handleId)));
   }
 

@@ -68,9 +68,8 @@ export function fsHandlers(
       const confinement = sandbox.confinement(params.sandbox);
       if (mode === 'read' || !confinement) return handles.openFile(params.handleId, params.path.native, mode);
       // Under a policy the file is created or truncated in the sandbox, then opened here without either.
-      handles.checkOpenable(params.handleId);
-      const identity = await sandbox.run<{ dev: number; ino: number }>(confinement, 'truncate', { path: params.path.native });
-      return handles.openFile(params.handleId, params.path.native, 'truncated', identity);
+      const truncate = () => sandbox.run<{ dev: number; ino: number }>(confinement, 'truncate', { path: params.path.native });
+      return handles.openFile(params.handleId, params.path.native, 'truncated', truncate);
     },
     'fs/readBlock': (params) => handles.read(params.handleId, params.offset, params.len),
     'fs/writeBlock': (params, request) => {
