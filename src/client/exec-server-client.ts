@@ -157,7 +157,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     if (link !== this.link || this.failure) return;
     const resumable = this.resumer && this.generation.value === 2 && !this.closing && this.violation === undefined;
     if (resumable) this.relinking = this.relink(reason);
-    else this.fail(reason);
+    else this.fail(this.closing ? 'client closed' : reason); // the server ending as asked is no news
   }
 
   /** Replaces the dropped link with one that resumed the session, then lets every process session catch up. */

@@ -68,7 +68,9 @@ export class Link {
     this.connection.onNotification((method, params) => {
       if (!this.down) events.notification(method, params);
     });
-    this.connection.onClose(() => this.close('connection closed'));
+    // Not the connection's close: it also fires when our own end of the output closes (the client
+    // closing the server's stdin), while the answers to requests already sent are still on their way.
+    // The input's end (above) and the output's errors (below) are what drop the link.
     this.connection.onError(([error]) => this.close(error.message));
     this.connection.listen();
   }
