@@ -1,5 +1,14 @@
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { ExecServerClient } from '../src/index.js';
+import { ExecServer, ExecServerClient, ExecServerClientError } from '../src/index.js';
+
+/** The message a call fails with, or 'answered'. */
+const outcome = (call: Promise<unknown>) =>
+  call.then(
+    () => 'answered',
+    (error: Error) => (error instanceof ExecServerClientError ? error.message : `not a client error: ${error}`),
+  );
 
 describe('ExecServerClient.close', () => {
   it('lets the server answer what was sent before it: closing stdin is not losing the connection', async () => {
@@ -13,6 +22,41 @@ describe('ExecServerClient.close', () => {
       await client.close();
       expect(await answer, before).toBe(true);
       await expect(client.getMetadata('/tmp')).rejects.toThrow('exec-server transport disconnected: client closed');
+    }
+  });
+
+  it('fails calls made while it is under way as closed, not with the JSON-RPC engine error', async () => {
+    const client = await ExecServerClient.spawn({ clientName: 'close-test' });
+    await client.start({ argv: ['sleep', '0.3'] }); // keeps the server draining for a while
+    const closing = client.close();
+    const outcomes = [];
+    for (const wait of [0, 5, 50]) {
+      await sleep(wait);
+      outcomes.push(await outcome(client.getMetadata('/tmp')));
+    }
+    await closing;
+    expect(outcomes).toEqual(Array(3).fill('exec-server transport disconnected: client closed'));
+  });
+});
+
+describe('a connection whose output closes without an end', () => {
+  it('fails the calls in flight and later ones (a socket destroyed here)', async () => {
+    const listener = net.createServer((socket) => new ExecServer({ input: socket, output: socket }).listen());
+    await new Promise<void>((listening) => listener.listen(0, '127.0.0.1', listening));
+    const socket = net.connect((listener.address() as net.AddressInfo).port, '127.0.0.1');
+    try {
+      await new Promise((connected) => socket.once('connect', connected));
+      const client = await ExecServerClient.connect(socket, socket, { clientName: 'close-test' });
+      const { processId } = await client.start({ argv: ['sleep', '5'] });
+      const inFlight = outcome(client.request('process/read', { processId, afterSeq: 0, maxBytes: 1000, waitMs: 20_000 }));
+      await sleep(50); // the long poll is on its way
+      socket.destroy();
+      expect(await inFlight).toBe('exec-server transport disconnected: connection closed');
+      expect(await outcome(client.getMetadata('/tmp'))).toBe('exec-server transport disconnected: connection closed');
+      await client.close();
+    } finally {
+      socket.destroy();
+      await new Promise((closed) => listener.close(closed));
     }
   });
 });

@@ -68,10 +68,14 @@ export class Link {
     this.connection.onNotification((method, params) => {
       if (!this.down) events.notification(method, params);
     });
-    // Not the connection's close: it also fires when our own end of the output closes (the client
-    // closing the server's stdin), while the answers to requests already sent are still on their way.
-    // The input's end (above) and the output's errors (below) are what drop the link.
+    // Not the connection's close: it also fires when the client itself ends the output (closing the
+    // server's stdin), while the answers to requests already sent are still on their way. The input's
+    // end (above), the output's errors, and an output closed without that end (a server that died
+    // while something else holds its stdout, a socket destroyed here) are what drop the link.
     this.connection.onError(([error]) => this.close(error.message));
+    output.on('close', () => {
+      if (!output.writableEnded) this.close('connection closed');
+    });
     this.connection.listen();
   }
 
@@ -86,7 +90,8 @@ export class Link {
 
   /** The request's result; rejects with `ResponseError` from the server or `LinkDropped`. */
   request(method: string, params: unknown): Promise<unknown> {
-    if (this.down || this.transport.writable?.() === false) return Promise.reject(new LinkDropped('the connection is closing', false));
+    if (this.down || this.output.writableEnded || this.transport.writable?.() === false)
+      return Promise.reject(new LinkDropped('the connection is closing', false));
     return this.requests.track(this.connection.sendRequest(method, params));
   }
 
