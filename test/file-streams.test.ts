@@ -49,7 +49,9 @@ describe('file streams when their client goes away', () => {
     const executor = new LocalExecutor();
     const reader = executor.openRead(file, { blockSize: 1 });
     await once(reader, 'readable');
-    await executor.close();
+    const closing = executor.close();
+    expect(executor.close()).toBe(closing); // a second close waits for the same end
+    await closing;
     reader.resume();
     const [error] = (await once(reader, 'error')) as [Error];
     expect(error.message).toMatch(/the executor is closed/);

@@ -31,14 +31,14 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
   private session: ServerSession | undefined;
   private runtime: ProcessRuntime | undefined;
   /** Once `close` began: every call fails, as on a RemoteExecutor whose client closed. */
-  private closed = false;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: LocalExecutorOptions = {}) {
     super();
   }
 
   protected async call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
-    if (this.closed) throw ClientErrors.disconnected('the executor is closed');
+    if (this.closing) throw ClientErrors.disconnected('the executor is closed');
     try {
       const session = this.opened();
       return (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
@@ -91,10 +91,13 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
     return this.listeners.add(listener);
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.session?.shutdown();
-    if (!this.options.runtime) this.runtime?.stop();
+  /** Ends every process and open file; a second call waits for the same end. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.session?.shutdown();
+      if (!this.options.runtime) this.runtime?.stop();
+    })();
+    return this.closing;
   }
 }
 

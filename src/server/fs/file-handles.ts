@@ -40,8 +40,9 @@ export class FileHandles {
   /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
   private readonly spare: Buffer[] = [];
 
-  /** Throws the reference's −32600 when `handleId` is too long or taken, or no handle is left. */
+  /** Throws the reference's −32600 when `handleId` is too long or taken, or no handle is left (−32603 once the connection ended). */
   private checkOpenable(handleId: string): void {
+    if (this.closed) throw Errors.internal('the connection ended while the file was being opened');
     if (Buffer.byteLength(handleId) > MAX_HANDLE_ID_BYTES) throw Errors.handleIdTooLong(MAX_HANDLE_ID_BYTES);
     if (this.open.has(handleId) || this.opening.has(handleId)) throw Errors.handleExists(handleId);
     if (this.open.size + this.opening.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
