@@ -28,6 +28,9 @@ function osFailure(error: unknown): never {
   throw error instanceof ProtocolError ? error : fsError(error);
 }
 
+/** An open that `closeAll` overtook: nobody is left to answer or to close the file. */
+const connectionEnded = () => Errors.internal('the connection ended while the file was being opened');
+
 /** Codex 0.169 refuses longer ids (UTF-8 bytes). */
 const MAX_HANDLE_ID_BYTES = 32;
 
@@ -42,7 +45,7 @@ export class FileHandles {
 
   /** Throws the reference's −32600 when `handleId` is too long or taken, or no handle is left (−32603 once the connection ended). */
   private checkOpenable(handleId: string): void {
-    if (this.closed) throw Errors.internal('the connection ended while the file was being opened');
+    if (this.closed) throw connectionEnded();
     if (Buffer.byteLength(handleId) > MAX_HANDLE_ID_BYTES) throw Errors.handleIdTooLong(MAX_HANDLE_ID_BYTES);
     if (this.open.has(handleId) || this.opening.has(handleId)) throw Errors.handleExists(handleId);
     if (this.open.size + this.opening.size >= MAX_HANDLES) throw Errors.tooManyHandles(MAX_HANDLES);
@@ -74,7 +77,7 @@ export class FileHandles {
       const stat = await file.stat().catch(osFailure);
       if (!stat.isFile()) throw Errors.notAFile(native);
       if (expected && (stat.dev !== expected.dev || stat.ino !== expected.ino)) throw Errors.readOnlyFileSystem();
-      if (this.closed) throw Errors.internal('the connection ended while the file was being opened');
+      if (this.closed) throw connectionEnded();
       this.open.set(handleId, file);
       return { handleId };
     } catch (error) {

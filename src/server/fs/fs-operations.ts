@@ -15,13 +15,17 @@ import { errnoCode, fsError, systemError } from '../os-error.js';
 const READ_FILE_LIMIT = 536_870_912;
 type Empty = Record<string, never>;
 
+/** An OS error in the protocol's terms; any other error (a `ProtocolError` among them) as it is. */
+function asProtocolError(error: unknown): unknown {
+  return error instanceof ProtocolError || errnoCode(error) === undefined ? error : fsError(error);
+}
+
 /** Runs an fs operation, turning OS errors into protocol errors. */
 async function mapped<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof ProtocolError || errnoCode(error) === undefined) throw error;
-    throw fsError(error);
+    throw asProtocolError(error);
   }
 }
 
@@ -164,7 +168,7 @@ export async function getMetadata(file: string, withSize: boolean): Promise<FsMe
     link = await statOf(file, false);
     target = link.isSymbolicLink() ? await statOf(file, true) : link;
   } catch (error) {
-    throw errnoCode(error) === undefined ? error : fsError(error);
+    throw asProtocolError(error);
   }
   const result: FsMetadataResult = {
     isDirectory: target.isDirectory(),
