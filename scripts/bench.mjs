@@ -73,10 +73,14 @@ const combineBlocks = (results) => ({
  * more contestant: what Node's own spawn costs here, without our layers.
  */
 async function spawnLatencyWithFloor(commands) {
-  const results = await spawnLatency({ ...commands, [RAW]: FLOOR });
-  const floorP50 = results[RAW].p50;
-  delete results[RAW];
-  return mapValues(results, (result) => ({ ...result, floorP50 }));
+  const { floor, results } = withoutFloor(await spawnLatency({ ...commands, [RAW]: FLOOR }));
+  return mapValues(results, (result) => ({ ...result, floorP50: floor.p50 }));
+}
+
+/** The floor's result taken out of a workload's results (it ran as the contestant `RAW`). */
+function withoutFloor(results) {
+  const { [RAW]: floor, ...rest } = results;
+  return { floor, results: rest };
 }
 
 /**
@@ -86,9 +90,7 @@ async function spawnLatencyWithFloor(commands) {
  */
 async function roundTripWithFloor(commands, cold = false) {
   if (transport !== 'stdio') return roundTrip(commands, transport, cold);
-  const results = await roundTrip({ ...commands, [RAW]: FLOOR }, transport, cold);
-  const floor = results[RAW];
-  delete results[RAW];
+  const { floor, results } = withoutFloor(await roundTrip({ ...commands, [RAW]: FLOOR }, transport, cold));
   return mapValues(results, (result) => ({ ...result, floorP50: floor.p50, floorP99: floor.p99 }));
 }
 
