@@ -1,7 +1,11 @@
 import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { ExecServer, ExecServerClient, ExecServerClientError } from '../src/index.js';
+import { ExecServer, ExecServerClient, ExecServerClientError, type ProcessEvent } from '../src/index.js';
+
+const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/fake-server.mjs');
 
 /** The message a call fails with, or 'answered'. */
 const outcome = (call: Promise<unknown>) =>
@@ -57,6 +61,20 @@ describe('a connection whose output closes without an end', () => {
     } finally {
       socket.destroy();
       await new Promise((closed) => listener.close(closed));
+    }
+  });
+});
+
+describe('a server whose output ends right after its last messages', () => {
+  it('delivers the answer and events that came with the end', async () => {
+    const client = await ExecServerClient.spawn({ command: process.execPath, args: [FAKE, 'last-words'], clientName: 'close-test' });
+    try {
+      const session = await client.start({ argv: ['true'] });
+      const events: ProcessEvent['type'][] = [];
+      for await (const event of session) events.push(event.type);
+      expect(events).toEqual(['exited', 'closed']);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -5,10 +5,14 @@
  * a link it has let go of are ignored.
  */
 import type { Readable, Writable } from 'node:stream';
-import { createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
+import { createMessageConnection, type MessageConnection, type NotificationMessage } from 'vscode-jsonrpc/node';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { PendingCalls } from './pending-calls.js';
+
+/** The reader's mark for the end of the server's output, queued behind what came before it. */
+const INPUT_ENDED = '$/exec-server/inputEnded';
+const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_ENDED };
 
 export interface LinkEvents {
   notification(method: string, params: unknown): void;
@@ -59,18 +63,20 @@ export class Link {
     this.drop.catch(() => undefined);
     const reader = new LineMessageReader(input, {
       onInvalidLine: (_error, line) => events.invalidLine(line ?? '<invalid bytes>'),
-      onEnd: () => this.close('the server closed its output'),
+      endMessage: INPUT_ENDED_MESSAGE,
       closeOnEnd: true,
       answerPayloads: true,
       preview: (line) => !this.down && events.preview(line),
     });
     this.connection = createMessageConnection(reader, new LineMessageWriter(output));
+    // Answers and notifications that came before the end are handled first (see `endMessage`).
+    this.connection.onNotification(INPUT_ENDED, () => this.close('the server closed its output'));
     this.connection.onNotification((method, params) => {
       if (!this.down) events.notification(method, params);
     });
     // Not the connection's close: it also fires when the client itself ends the output (closing the
     // server's stdin), while the answers to requests already sent are still on their way. The input's
-    // end (above), the output's errors, and an output closed without that end (a server that died
+    // end (its mark, above), the output's errors, and an output closed without that end (a server that died
     // while something else holds its stdout, a socket destroyed here) are what drop the link.
     this.connection.onError(([error]) => this.close(error.message));
     output.on('close', () => {

@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
+import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 import { classify } from './classify.js';
@@ -26,6 +26,12 @@ export interface LineReaderOptions {
   onInvalidLine?: (error: ProtocolError, line: string | undefined) => void;
   /** Called once when the input ends (after the last line was delivered). */
   onEnd?: () => void;
+  /**
+   * Delivered to the connection once the input ends, after its last line:
+   * vscode-jsonrpc queues what it gets, so a handler of this message runs
+   * after every message read before the end (`onEnd` runs before them).
+   */
+  endMessage?: Message;
   /**
    * Whether the end of input closes the vscode-jsonrpc connection. A server
    * that drains its work after EOF (EXT-DRAIN) must keep it open.
@@ -182,6 +188,7 @@ export class LineMessageReader extends AbstractMessageReader {
     if (this.ended) return;
     if (this.discarding || this.pendingBytes > 0) this.finishLine();
     this.ended = true;
+    if (this.options.endMessage) this.callback?.(this.options.endMessage);
     this.options.onEnd?.();
     if (this.options.closeOnEnd) this.fireClose();
   }

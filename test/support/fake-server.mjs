@@ -40,6 +40,15 @@ const scenarios = {
     exited(processId, 3, 0);
     closed(processId, 4);
   },
+  'last-words'(id, processId) {
+    // The answer, the process's end and the end of output in one write: the client reads them at once.
+    const lines = [
+      { id, result: { processId } },
+      { method: 'process/exited', params: { processId, seq: 1, exitCode: 3 } },
+      { method: 'process/closed', params: { processId, seq: 2 } },
+    ];
+    process.stdout.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''), () => process.exit(0));
+  },
   'noisy-quiet'(id, processId) {
     send({ id, result: { processId } });
     if (processId !== 'quiet') return;
