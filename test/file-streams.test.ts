@@ -60,4 +60,15 @@ describe('file streams when their client goes away', () => {
     const [lateError] = (await once(late, 'error')) as [Error];
     expect(lateError.message).toMatch(/the executor is closed/);
   });
+
+  it('a LocalExecutor call under way when close() begins fails saying the executor is closed', async () => {
+    const executor = new LocalExecutor();
+    await executor.readFile(file); // the session is up
+    const reader = executor.openRead(file);
+    await new Promise(setImmediate); // its fs/open is opening the file
+    const failed = once(reader, 'error');
+    await executor.close();
+    const [error] = (await failed) as [Error];
+    expect(error.message).toMatch(/the executor is closed/);
+  });
 });

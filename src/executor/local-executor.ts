@@ -43,6 +43,8 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
       const session = this.opened();
       return (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
     } catch (error) {
+      // A call under way when `close` began was cut off by it (an open file is closed under it): say so, not how.
+      if (this.closing) throw ClientErrors.disconnected('the executor is closed');
       throw ClientErrors.fromServer(error as ProtocolError);
     }
   }
