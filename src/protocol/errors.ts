@@ -87,6 +87,8 @@ export const Errors = {
   /** Generation 2's words for a signal we do not know: its only variant is `interrupt` (ours are an extension). */
   unknownSignalVariant: (value: string) => invalidParams(`unknown variant \`${value}\`, expected \`interrupt\``),
   unsupportedMember: (member: string, why: string) => invalidParams(`${member} is not supported: ${why}`),
+  /** A sandbox policy, or a part of it, that this server cannot enforce: refused, never run unconfined. */
+  sandboxUnenforceable: (what: string) => invalidParams(`sandbox is not supported: ${what}; this exec-server cannot enforce it`),
 
   // --- filesystem (§4) ---
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),

@@ -12,7 +12,7 @@ import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
 import { confined, findBwrap } from '../sandbox/bwrap.js';
-import { confinementOf, type Confinement } from '../sandbox/policy.js';
+import { confinementOf } from '../sandbox/policy.js';
 import { buildEnvironment, sortedByName } from './env-policy.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
 import { PipeChild } from './pipe-child.js';
@@ -73,7 +73,9 @@ export class ProcessManager {
     refuseUnsupported(params);
     const unconfined = this.spawnRequest(params);
     const confinement = confinementOf(params.sandbox, unconfined.env.TMPDIR ?? this.serverEnv.TMPDIR);
-    const request = confinement ? this.confine(unconfined, confinement, tty) : unconfined;
+    const bwrap = confinement ? this.bwrap() : undefined;
+    const held = confinement && this.runtime.syntheticMounts.hold(confinement);
+    const request = held && bwrap ? confined(unconfined, held.confinement, bwrap, tty) : unconfined;
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink, this.runtime.outputSlabs);
     process.sandboxed = confinement !== undefined;
     this.processes.set(processId, process);
@@ -84,6 +86,7 @@ export class ProcessManager {
     } catch (error) {
       this.processes.delete(processId);
       process.settleStart();
+      held?.release();
       throw error;
     }
     process.child = child;
@@ -91,6 +94,7 @@ export class ProcessManager {
     if (this.paused) child.pause();
     this.runtime.guardian.watch(child.pid);
     process.onClosed = () => {
+      held?.release(); // the sandbox's pid namespace is gone with bwrap: nothing uses its stand-ins
       this.runtime.guardian.release(child.pid);
       this.retain(processId, process);
     };
@@ -98,11 +102,11 @@ export class ProcessManager {
     return { processId, sandboxType: confinement ? 'linuxSeccomp' : 'none' };
   }
 
-  /** The start wrapped in bwrap; −32603 if bwrap is missing (never run unconfined). */
-  private confine(request: SpawnRequest, confinement: Confinement, tty: boolean): SpawnRequest {
+  /** The bwrap that confines sandboxed starts; −32603 if it is missing (never run unconfined). */
+  private bwrap(): string {
     const bwrap = findBwrap(this.bwrapPath);
     if (!bwrap) throw Errors.sandboxUnavailable();
-    return confined(request, confinement, bwrap, tty);
+    return bwrap;
   }
 
   private spawnRequest(params: StartParams): SpawnRequest {

@@ -2,8 +2,14 @@
  * Confining a child with bubblewrap (`bwrap`, Debian's `bubblewrap`): the
  * whole file system read-only, the policy's writable paths bound
  * read-write, its read-only subpaths (a workspace's `.git`) bound over them,
- * a fresh /dev and /proc, its own pid namespace, and no network when the
+ * a fresh /dev and /proc, its own user, pid, IPC and UTS namespaces, no
+ * capabilities (a server running as root must not hand the child the power
+ * to remount `/` or enter the host's namespaces), and no network when the
  * policy restricts it.
+ *
+ * bwrap itself starts with an empty environment: the child's variables
+ * (`LD_PRELOAD` among them) are set inside the sandbox, so that none of them
+ * reaches the unconfined bwrap.
  *
  * Process-tree semantics stay ours: the server starts `bwrap` as the child
  * (its own group and session, as any child). bwrap's reaper is pid 1 of the
@@ -52,14 +58,21 @@ function existing(paths: string[]): string[] {
   return [...real];
 }
 
-/** bwrap's arguments for `confinement`, up to and including `--`. */
-export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean): string[] {
-  const args = ['--die-with-parent', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+/** The namespaces and privileges every confined child gets (a user namespace where the machine allows one). */
+const ISOLATION = ['--die-with-parent', '--unshare-user-try', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+
+/** bwrap's arguments for `confinement`, up to and including `--`; `env` is what the child's environment will be. */
+export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, env: Record<string, string | undefined> = {}): string[] {
+  const args = [...ISOLATION, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   // A PTY child keeps its controlling terminal; a pipe child gets a new session, so it cannot push input into the server's terminal.
   if (!tty) args.push('--new-session');
   if (confinement.noNetwork) args.push('--unshare-net');
   for (const dir of existing(confinement.writable)) args.push('--bind', dir, dir);
   for (const dir of existing(confinement.readOnly)) args.push('--ro-bind', dir, dir);
+  // bwrap creates each stand-in's mount point; `synthetic-mounts.ts` removes it afterwards.
+  for (const stand of confinement.synthetic) args.push('--perms', '0555', '--tmpfs', stand, '--remount-ro', stand);
+  args.push('--clearenv');
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) args.push('--setenv', name, value);
   args.push('--chdir', cwd, '--');
   return args;
 }
@@ -72,8 +85,8 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean): 
 export function confined(request: SpawnRequest, confinement: Confinement, bwrap: string, tty: boolean): SpawnRequest {
   const viaPerl = request.argv0 !== request.program ? perlExec(request.file, request.argv0, request.args, request.env) : undefined;
   const inner = viaPerl ? [viaPerl.file, ...viaPerl.args] : [request.file, ...request.args];
-  const env = viaPerl?.env ?? request.env;
-  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args: [...bwrapArgs(confinement, request.cwd, tty), ...inner], env };
+  const args = [...bwrapArgs(confinement, request.cwd, tty, viaPerl?.env ?? request.env), ...inner];
+  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args, env: {} };
 }
 
 /** Whether a sandboxed start can be confined here, looked up now (bwrap may be installed meanwhile). */

@@ -36,7 +36,7 @@ export class FsSandbox {
      * which says whether a child must close what lacks close-on-exec first: bwrap would pass it
      * into the sandbox.
      */
-    private readonly runtime: Pick<ProcessRuntime, 'prepare' | 'childrenCloseDescriptors'>,
+    private readonly runtime: Pick<ProcessRuntime, 'prepare' | 'childrenCloseDescriptors' | 'syntheticMounts'>,
   ) {}
 
   /** What an fs call's `sandbox` asks for (undefined: nothing); refuses what cannot be enforced. */
@@ -53,7 +53,8 @@ export class FsSandbox {
   run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
     const bwrap = findBwrap(this.bwrapPath);
     if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
-    const args = [...bwrapArgs(confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
+    const held = this.runtime.syntheticMounts.hold(confinement);
+    const args = [...bwrapArgs(held.confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     this.runtime.prepare();
     return new Promise<T>((resolve, reject) => {
       const viaPerl = this.runtime.childrenCloseDescriptors() ? perlExec(bwrap, bwrap, args, {}, 2) : undefined;
@@ -66,9 +67,13 @@ export class FsSandbox {
       child.stdout.on('data', (bytes: Buffer) => out.push(bytes));
       child.stderr.on('data', (bytes: Buffer) => err.push(bytes));
       child.stdin.on('error', () => undefined); // the helper may not read it
-      child.on('error', (error) => reject(Errors.internal(`confined fs helper: ${error.message}`, error)));
+      child.on('error', (error) => {
+        held.release();
+        reject(Errors.internal(`confined fs helper: ${error.message}`, error));
+      });
       child.on('close', () => {
         clearTimeout(timer);
+        held.release();
         this.helpers.delete(child);
         try {
           const answer = JSON.parse(Buffer.concat(out).toString('utf8')) as { result?: T; error?: { code: number; message: string } };

@@ -2,26 +2,31 @@
  * Codex's sandbox policy (PROTOCOL-V2.md, appendix "sandboxed runs"), as a
  * generation-2 client sends it on `process/start`, reduced to what we
  * enforce: which paths are writable, which stay read-only inside them, and
- * whether the network is cut. Anything we do not understand is refused with
- * a −32602 naming it, never ignored.
+ * whether the network is cut. A value we do not understand, or an unknown
+ * member of a file-system entry (it could change what the entry allows), is
+ * refused with a −32602 naming it; other unknown members are ignored, as the
+ * reference ignores them.
  *
  * The policy Codex 0.169 sends for `--sandbox workspace-write`:
  *   file_system: restricted, entries: root → read; project_roots → write;
  *   slash_tmp → write; tmpdir → write; project_roots/.git, .agents, .codex,
  *   .aws → read (skipped when missing); network: restricted. Those four stay
- *   read-only under every writable root even when not listed, as in Codex's
- *   own sandbox.
+ *   read-only under every writable root even when not listed, missing or not
+ *   (`protected-paths.ts`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
+import { protectReadOnly } from './protected-paths.js';
 
 export interface Confinement {
   /** Mounted writable, in order (later mounts override earlier ones). */
   writable: string[];
   /** Mounted read-only over the writable ones. */
   readOnly: string[];
+  /** Missing paths inside writable roots covered by an empty read-only directory, so that they cannot be created (`protected-paths.ts`). */
+  synthetic: string[];
   /** True when the policy restricts the network (it is then unshared). */
   noNetwork: boolean;
 }
@@ -32,15 +37,7 @@ interface Entry {
   missing_path_behavior?: unknown;
 }
 
-/**
- * Directories that stay read-only directly under every writable root, whatever
- * the policy lists (Codex 0.169's sandbox protects them the same way): an
- * agent must not rewrite a repository's history, Codex's own state or cloud
- * credentials. Only existing ones are mounted.
- */
-const PROTECTED_NAMES = ['.git', '.codex', '.agents', '.aws'];
-
-const refuse = (what: string) => Errors.unsupportedMember('sandbox', `${what}; this exec-server cannot enforce it`);
+const refuse = Errors.sandboxUnenforceable;
 const SPECIAL_KINDS = new Set(['root', 'project_roots', 'slash_tmp', 'tmpdir']);
 
 function nativePath(value: unknown, member: string): string {
@@ -56,7 +53,23 @@ function resolveSpecial(kind: string, roots: string[], tmpdir: string | undefine
   return tmpdir ? [tmpdir] : [];
 }
 
+/** The members an entry, its path and a special path's value may have: any other could change what the entry allows. */
+const ENTRY_MEMBERS = {
+  entry: ['path', 'access', 'missing_path_behavior'],
+  'entry path': ['type', 'path', 'value'],
+  'special path': ['kind', 'subpath'],
+};
+
+function refuseUnknownMembers(value: unknown, where: keyof typeof ENTRY_MEMBERS): void {
+  if (value === null || typeof value !== 'object') return;
+  const unknown = Object.keys(value).find((member) => !ENTRY_MEMBERS[where].includes(member));
+  if (unknown !== undefined) throw refuse(`the ${where} member ${JSON.stringify(unknown)}`);
+}
+
 function entryPaths(entry: Entry, roots: string[], tmpdir: string | undefined): string[] {
+  refuseUnknownMembers(entry, 'entry');
+  refuseUnknownMembers(entry.path, 'entry path');
+  refuseUnknownMembers(entry.path?.value, 'special path');
   const type = entry.path?.type;
   // `{type: "path", path}` names one absolute path (Codex 0.134's own profiles use it).
   if (type === 'path') return skipMissing(entry, [absolute(nativePath(entry.path?.path, 'a file_system entry path'))]);
@@ -107,7 +120,7 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
       : cwd !== undefined
         ? [nativePath(cwd, 'cwd')]
         : [];
-  const confinement: Confinement = { writable: [], readOnly: [], noNetwork: permissions.network === 'restricted' };
+  const confinement = { writable: [] as string[], readOnly: [] as string[], noNetwork: permissions.network === 'restricted' };
   let rootReadable = false;
   for (const entry of fileSystem.entries as Entry[]) {
     const paths = entryPaths(entry, roots, tmpdir);
@@ -118,11 +131,5 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
     } else throw refuse(`access ${JSON.stringify(entry.access ?? null)}`);
   }
   if (!rootReadable) throw refuse('a file system without read access to the root');
-  for (const root of confinement.writable) {
-    for (const name of PROTECTED_NAMES) {
-      const protectedPath = path.join(root, name);
-      if (fs.existsSync(protectedPath) && !confinement.readOnly.includes(protectedPath)) confinement.readOnly.push(protectedPath);
-    }
-  }
-  return confinement;
+  return { ...confinement, ...protectReadOnly(confinement.writable, confinement.readOnly) };
 }

@@ -9,6 +9,8 @@ import { managedPolicy, special } from '../../../support/sandbox-policy.js';
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-unit-'));
 fs.mkdirSync(path.join(workspace, '.git'));
+// Not empty: an empty protected directory is taken for a stand-in (`protected-paths.ts`).
+fs.writeFileSync(path.join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
 const policy = (entries: object[], network = 'restricted') => managedPolicy(workspace, entries, network);
 
 describe('confinementOf', () => {
@@ -29,11 +31,19 @@ describe('confinementOf', () => {
       ]),
       '/var/tmp',
     );
-    expect(confinement).toEqual({ writable: [workspace, '/tmp', '/var/tmp'], readOnly: [path.join(workspace, '.git')], noNetwork: true });
+    expect(confinement).toMatchObject({
+      writable: [workspace, '/tmp', '/var/tmp'],
+      readOnly: [path.join(workspace, '.git')],
+      noNetwork: true,
+    });
+    // The protected names that are missing get stand-ins, under every writable root.
+    const standIns = ['.codex', '.agents', '.aws'].map((name) => path.join(workspace, name));
+    expect(confinement?.synthetic).toEqual(expect.arrayContaining(standIns));
   });
 
   it('keeps .git, .codex, .agents and .aws read-only under every writable root, listed or not', () => {
     fs.mkdirSync(path.join(workspace, '.codex'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.codex', 'config.toml'), '');
     try {
       const confinement = confinementOf(policy([special('root', 'read'), special('project_roots', 'write')]), undefined);
       expect(confinement?.readOnly).toEqual([path.join(workspace, '.git'), path.join(workspace, '.codex')]);
@@ -42,13 +52,30 @@ describe('confinementOf', () => {
     }
   });
 
+  it('stands in for a missing read-only path at its first missing component, inside a writable root only', () => {
+    const sandbox = policy([
+      special('root', 'read'),
+      special('project_roots', 'write'),
+      { path: { type: 'path', path: `${workspace}/deep/er` }, access: 'read' },
+      { path: { type: 'path', path: '/nonexistent-dir/x' }, access: 'read' },
+    ]);
+    const confinement = confinementOf(sandbox, undefined);
+    expect(confinement?.synthetic).toContain(path.join(workspace, 'deep'));
+    expect(confinement?.synthetic).not.toContain('/nonexistent-dir');
+    expect(confinement?.readOnly).toEqual([path.join(workspace, '.git')]);
+  });
+
   it('takes plain paths, native or as URIs, and refuses relative ones', () => {
     const sandbox = policy([
       special('root', 'read'),
       { path: { type: 'path', path: workspace }, access: 'write' },
       { path: { type: 'path', path: `file://${workspace}/.git` }, access: 'read' },
     ]);
-    expect(confinementOf(sandbox, undefined)).toEqual({ writable: [workspace], readOnly: [path.join(workspace, '.git')], noNetwork: true });
+    expect(confinementOf(sandbox, undefined)).toMatchObject({
+      writable: [workspace],
+      readOnly: [path.join(workspace, '.git')],
+      noNetwork: true,
+    });
     expect(() =>
       confinementOf(policy([special('root', 'read'), { path: { type: 'path', path: 'rel' }, access: 'write' }]), undefined),
     ).toThrow(/the path "rel"/);
@@ -60,7 +87,7 @@ describe('confinementOf', () => {
       workspaceRoots: undefined,
       cwd: `file://${workspace}`,
     };
-    expect(confinementOf(sandbox, undefined)).toEqual({
+    expect(confinementOf(sandbox, undefined)).toMatchObject({
       writable: [workspace],
       readOnly: [path.join(workspace, '.git')],
       noNetwork: false,
@@ -74,6 +101,21 @@ describe('confinementOf', () => {
     ['an unknown access', policy([special('root', 'read'), special('project_roots', 'none')]), /access "none"/],
     ['a subpath with ..', policy([special('root', 'read'), special('project_roots', 'write', { subpath: '../x' })]), /subpath/],
     ['no read access to the root', policy([special('project_roots', 'write')]), /root/],
+    [
+      'an unknown entry member',
+      policy([special('root', 'read'), { ...special('project_roots', 'write'), deny: true }]),
+      /entry member "deny"/,
+    ],
+    [
+      'an unknown path member',
+      policy([special('root', 'read'), { path: { type: 'path', path: '/x', glob: '*' }, access: 'write' }]),
+      /entry path member "glob"/,
+    ],
+    [
+      'an unknown special member',
+      policy([special('root', 'read'), special('project_roots', 'write', { except: '.env' })]),
+      /special path member "except"/,
+    ],
   ])('refuses %s', (_what, sandbox, message) => {
     expect(() => confinementOf(sandbox, undefined)).toThrow(message);
   });
@@ -81,16 +123,21 @@ describe('confinementOf', () => {
 
 describe('bwrapArgs', () => {
   it('binds the root read-only first, writable paths over it, read-only subpaths last, and skips missing ones', () => {
+    const standIn = path.join(workspace, '.codex');
     const args = bwrapArgs(
-      { writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], noNetwork: true },
+      { writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], synthetic: [standIn], noNetwork: true },
       workspace,
       false,
+      { A: '1', UNSET: undefined },
     );
     const real = fs.realpathSync(workspace);
+    const isolation = '--die-with-parent --unshare-user-try --cap-drop ALL --unshare-pid --unshare-ipc --unshare-uts';
     expect(args.join(' ')).toBe(
-      `--die-with-parent --unshare-pid --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} --ro-bind ${real}/.git ${real}/.git --chdir ${workspace} --`,
+      `${isolation} --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} ` +
+        `--ro-bind ${real}/.git ${real}/.git --perms 0555 --tmpfs ${standIn} --remount-ro ${standIn} ` +
+        `--clearenv --setenv A 1 --chdir ${workspace} --`,
     );
-    expect(bwrapArgs({ writable: [], readOnly: [], noNetwork: false }, '/', true)).not.toContain('--new-session');
+    expect(bwrapArgs({ writable: [], readOnly: [], synthetic: [], noNetwork: false }, '/', true)).not.toContain('--new-session');
   });
 });
 

@@ -1,0 +1,98 @@
+/**
+ * The read-only paths inside writable roots: a policy's own, and the
+ * directories that stay read-only directly under every writable root
+ * whatever the policy lists (Codex 0.169's sandbox protects the same ones):
+ * an agent must not rewrite a repository's history, Codex's own state or
+ * cloud credentials.
+ *
+ * An existing one is bound read-only over its root. A missing one could be
+ * created by the child, so its first missing component is covered by an
+ * empty read-only directory (a "stand-in", see `synthetic-mounts.ts`). One
+ * reached through a symlink inside a writable root cannot be protected (the
+ * mount lands on the link's target and the link can be replaced): the
+ * policy is refused, as the reference refuses it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Errors } from '../../protocol/errors.js';
+
+const PROTECTED_NAMES = ['.git', '.codex', '.agents', '.aws'];
+
+export interface ProtectedPaths {
+  /** Existing paths to bind read-only. */
+  readOnly: string[];
+  /** Missing paths inside writable roots to cover with a stand-in. */
+  synthetic: string[];
+}
+
+/**
+ * Sorts the policy's read-only paths, and the protected names under each
+ * writable root, into what to bind and what to stand in for. An empty
+ * directory at a protected name is stood in for too: it may be another
+ * server's stand-in, which that server removes once its child is done.
+ */
+export function protectReadOnly(writable: string[], policyReadOnly: string[]): ProtectedPaths {
+  const protectedNames = writable.flatMap((root) => PROTECTED_NAMES.map((name) => path.join(root, name)));
+  const result: ProtectedPaths = { readOnly: [], synthetic: [] };
+  const add = (list: string[], entry: string) => list.includes(entry) || list.push(entry);
+  for (const candidate of new Set([...policyReadOnly, ...protectedNames])) {
+    refuseWritableSymlink(candidate, writable);
+    const missing = firstMissing(candidate) ?? (protectedNames.includes(candidate) && isEmptyDirectory(candidate) ? candidate : undefined);
+    if (missing === undefined) add(result.readOnly, candidate);
+    // A missing path outside every writable root cannot be created: the whole file system is read-only there.
+    else if (insideAny(missing, writable)) add(result.synthetic, missing);
+  }
+  return result;
+}
+
+function isEmptyDirectory(candidate: string): boolean {
+  try {
+    return fs.readdirSync(candidate).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The first component of `target` that does not exist (a dangling symlink exists), its parent resolved; undefined if all do. */
+function firstMissing(target: string): string | undefined {
+  let current = path.parse(target).root;
+  for (const part of target.split(path.sep).filter(Boolean)) {
+    const next = path.join(current, part);
+    if (fs.lstatSync(next, { throwIfNoEntry: false }) === undefined) return path.join(realOrSelf(current), part);
+    current = next;
+  }
+  return undefined;
+}
+
+function insideAny(candidate: string, roots: string[]): boolean {
+  return roots.some((root) => [root, realOrSelf(root)].some((base) => isBelow(candidate, base)));
+}
+
+/** Whether `candidate` is strictly below `base`. */
+function isBelow(candidate: string, base: string): boolean {
+  const relative = path.relative(base, candidate);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+/** Refuses `readOnly` when a component of it below a writable root is a symlink. */
+function refuseWritableSymlink(readOnly: string, writable: string[]): void {
+  for (const root of writable.flatMap((root) => [root, realOrSelf(root)])) {
+    if (!isBelow(readOnly, root)) continue;
+    let current = root;
+    for (const part of path.relative(root, readOnly).split(path.sep)) {
+      current = path.join(current, part);
+      const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+      if (!stat) break;
+      if (stat.isSymbolicLink())
+        throw Errors.sandboxUnenforceable(`the read-only path ${readOnly}, which crosses the writable symlink ${current}`);
+    }
+  }
+}
+
+function realOrSelf(candidate: string): string {
+  try {
+    return fs.realpathSync(candidate);
+  } catch {
+    return candidate;
+  }
+}

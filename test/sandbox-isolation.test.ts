@@ -1,0 +1,112 @@
+/**
+ * Escapes that go around the mounts rather than through them: privileges a
+ * server running as root would hand down, host namespaces, the child's
+ * environment reaching the unconfined bwrap, and protected paths that are
+ * missing or reached through a symlink.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBwrap } from '../src/server/sandbox/bwrap.js';
+import { waitFound } from './support/proc.js';
+import { workspaceWrite } from './support/sandbox-policy.js';
+import { BASE_ENV, ServerProcess } from './support/server-process.js';
+
+const hasBwrap = findBwrap(undefined) !== undefined;
+let base: string;
+let server: ServerProcess;
+let counter = 0;
+
+beforeAll(async () => {
+  // Outside /tmp: the policy makes /tmp writable.
+  base = fs.mkdtempSync(path.join(os.homedir(), '.exec-server-isolation-test-'));
+  server = await ServerProcess.started();
+});
+afterAll(async () => {
+  await server.dispose();
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+function freshWorkspace(): string {
+  const workspace = path.join(base, `work${++counter}`);
+  fs.mkdirSync(workspace);
+  return workspace;
+}
+
+function startParams(workspace: string, script: string, env: Record<string, string> = BASE_ENV) {
+  return {
+    processId: `iso${++counter}`,
+    argv: ['bash', '-c', script],
+    cwd: pathToFileURL(workspace).href,
+    env,
+    tty: false,
+    sandbox: workspaceWrite(workspace),
+  };
+}
+
+async function sandboxed(workspace: string, script: string, env?: Record<string, string>): Promise<string> {
+  const params = startParams(workspace, script, env);
+  await server.request('process/start', params);
+  await server.waitClosed(params.processId);
+  return server.output(params.processId).toString();
+}
+
+describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
+  it('gives the child no capabilities and its own IPC namespace, so it cannot remount / or reach host IPC', async () => {
+    const output = await sandboxed(
+      freshWorkspace(),
+      'grep -E "^Cap(Eff|Bnd)" /proc/self/status; readlink /proc/self/ns/ipc; mount -o remount,bind,rw / 2>/dev/null && echo REMOUNTED',
+    );
+    expect(output).toContain('CapEff:\t0000000000000000');
+    expect(output).toContain('CapBnd:\t0000000000000000');
+    expect(output).toContain('ipc:[');
+    expect(output).not.toContain(fs.readlinkSync('/proc/self/ns/ipc'));
+    expect(output).not.toContain('REMOUNTED');
+  });
+
+  it("sets the child's environment inside the sandbox: bwrap itself starts with none of it", async () => {
+    const workspace = freshWorkspace();
+    const params = startParams(workspace, 'echo "mark=$ISOLATION_MARK"; exec sleep 60.411', { ...BASE_ENV, ISOLATION_MARK: 'inside' });
+    await server.request('process/start', params);
+    await server.waitFor((m) => m.method === 'process/output' && m.params.processId === params.processId);
+    const [bwrap] = await waitFound('60.411', findBwrap(undefined));
+    expect(bwrap).toBeDefined();
+    expect(fs.readFileSync(`/proc/${bwrap}/environ`, 'latin1')).not.toContain('ISOLATION_MARK');
+    await server.request('process/terminate', { processId: params.processId });
+    await server.waitClosed(params.processId);
+    expect(server.output(params.processId).toString()).toContain('mark=inside');
+  });
+
+  it('keeps missing protected paths from being created, and leaves nothing behind', async () => {
+    const workspace = freshWorkspace();
+    const output = await sandboxed(
+      workspace,
+      'mkdir -p .git/hooks && echo MADE-GIT; mkdir .codex && echo MADE-CODEX; touch .aws && echo MADE-AWS; ls -A; echo listed',
+    );
+    expect(output).not.toMatch(/MADE-/);
+    expect(output).toMatch(/\.agents\n\.aws\n\.codex\n\.git\nlisted/); // read-only stand-ins inside
+    expect(fs.readdirSync(workspace)).toEqual([]);
+  });
+
+  it("leaves a user's empty .git alone, and covers it read-only meanwhile", async () => {
+    const workspace = freshWorkspace();
+    fs.mkdirSync(path.join(workspace, '.git'));
+    const output = await sandboxed(workspace, 'mkdir .git/hooks && echo MADE');
+    expect(output).toContain('Read-only file system');
+    expect(fs.readdirSync(workspace)).toEqual(['.git']);
+    expect(fs.readdirSync(path.join(workspace, '.git'))).toEqual([]);
+  });
+
+  it('refuses a policy whose protected path crosses a symlink in the workspace, and runs nothing', async () => {
+    const workspace = freshWorkspace();
+    fs.mkdirSync(path.join(workspace, 'gitdir'));
+    fs.symlinkSync('gitdir', path.join(workspace, '.git'));
+    const error = await server.error('process/start', startParams(workspace, 'rm .git && mkdir .git && touch RAN'));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain(`crosses the writable symlink ${path.join(workspace, '.git')}`);
+    expect(fs.existsSync(path.join(workspace, 'RAN'))).toBe(false);
+    expect(fs.lstatSync(path.join(workspace, '.git')).isSymbolicLink()).toBe(true);
+  });
+});

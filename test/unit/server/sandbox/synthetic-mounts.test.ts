@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findBwrap } from '../../../../src/server/sandbox/bwrap.js';
+import { mountedElsewhere } from '../../../../src/server/sandbox/mount-table.js';
+import type { Confinement } from '../../../../src/server/sandbox/policy.js';
+import { SyntheticMounts } from '../../../../src/server/sandbox/synthetic-mounts.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stand-ins-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const confinement = (synthetic: string[], readOnly: string[] = []): Confinement => ({
+  writable: [root],
+  readOnly,
+  synthetic,
+  noNetwork: false,
+});
+
+describe('SyntheticMounts', () => {
+  it('makes a stand-in marked, and removes it when its last holder lets go', () => {
+    const stand = path.join(root, '.git');
+    const mounts = new SyntheticMounts();
+    const first = mounts.hold(confinement([stand]));
+    expect(fs.statSync(stand).mode & 0o777).toBe(0);
+    // A second child finds the stand-in as an existing directory: it holds it as a stand-in too.
+    const second = mounts.hold(confinement([], [stand]));
+    expect(second.confinement).toMatchObject({ readOnly: [], synthetic: [stand] });
+    expect(mounts.usersOf(stand)).toBe(2);
+    first.release();
+    first.release(); // once only
+    expect(fs.existsSync(stand)).toBe(true);
+    second.release();
+    expect(fs.existsSync(stand)).toBe(false);
+  });
+
+  it("leaves a user's empty directory, and a stand-in something was put in", () => {
+    const users = path.join(root, 'users');
+    fs.mkdirSync(users);
+    const mounts = new SyntheticMounts();
+    mounts.hold(confinement([users])).release();
+    expect(fs.existsSync(users)).toBe(true);
+    const stand = path.join(root, '.codex');
+    const held = mounts.hold(confinement([stand]));
+    fs.chmodSync(stand, 0o700);
+    fs.writeFileSync(path.join(stand, 'kept'), '');
+    held.release();
+    expect(fs.readdirSync(stand)).toEqual(['kept']);
+  });
+});
+
+describe.skipIf(findBwrap(undefined) === undefined)('mountedElsewhere', () => {
+  it("sees a mount in another process's namespace, and not once that process is gone", async () => {
+    const point = path.join(root, 'mount point');
+    fs.mkdirSync(point);
+    const bwrap = findBwrap(undefined)!;
+    const child = spawn(
+      bwrap,
+      ['--die-with-parent', '--unshare-pid', '--ro-bind', '/', '/', '--tmpfs', point, '--', 'sh', '-c', 'echo up; exec sleep 60'],
+      { stdio: 'pipe' },
+    );
+    let stderr = '';
+    child.stderr.on('data', (bytes) => (stderr += bytes));
+    const up = await new Promise((resolve) => {
+      child.stdout.once('data', () => resolve(true));
+      child.once('exit', () => resolve(false));
+    });
+    expect(up, stderr).toBe(true);
+    try {
+      expect([...mountedElsewhere([point, root])]).toEqual([point]);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('close', resolve));
+    }
+    expect(mountedElsewhere([point]).size).toBe(0);
+  });
+});
