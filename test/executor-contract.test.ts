@@ -7,7 +7,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExecutor, ExecServerError, type Executor, type ProcessEvent, RemoteExecutor } from '../src/index.js';
+import { findBwrap } from '../src/server/sandbox/bwrap.js';
 import { executorKinds, hasWebSocketReference, webSocketReferenceKinds, webSocketReferenceSkipReason } from './support/executors.js';
+import { workspaceWrite } from './support/sandbox-policy.js';
 import { listenOurs } from './support/websocket-server.js';
 
 const ENV = { PATH: '/usr/bin:/bin' };
@@ -54,6 +56,27 @@ describe.each(kinds)('Executor contract: $name', ({ create, reference = false })
     expect(list.map((e) => ('seq' in e ? e.seq : -1))).toEqual(list.map((_, i) => i + 1));
     expect(list.at(-1)).toEqual({ type: 'closed', seq: list.length });
     expect(list.find((e) => e.type === 'exited')).toMatchObject({ exitCode: 4 });
+  });
+
+  it('passes envPolicy and a sandbox policy through to the server', async () => {
+    const policy = { inherit: 'none', ignoreDefaultExcludes: false, exclude: [], set: { FROM_POLICY: 'policy' }, includeOnly: [] };
+    const built = await runToClose(['sh', '-c', 'echo "$FROM_POLICY-$X"'], { env: { PATH: ENV.PATH, X: 'env' }, envPolicy: policy });
+    expect(outputOf(built.processId)).toBe('policy-env\n');
+    if (reference || findBwrap(undefined) === undefined) return; // the reference's sandbox needs its own helper binaries
+    const sandbox = workspaceWrite(dir);
+    if (executor.protocolGeneration === 1) {
+      const refused = executor.start({ processId: id(), argv: ['true'], cwd: dir, env: ENV, tty: false, sandbox });
+      await expect(refused).rejects.toThrow('sandbox is not supported: protocol generation 1 has no sandbox policies');
+      return;
+    }
+    const outside = fs.mkdtempSync(path.join(os.homedir(), '.executor-contract-'));
+    try {
+      const denied = await runToClose(['sh', '-c', `echo x > ${outside}/escaped`], { cwd: dir, sandbox });
+      expect(outputOf(denied.processId)).toContain('Read-only file system');
+      expect(fs.readdirSync(outside)).toEqual([]);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('retains output for read after close, with the read algorithm of §3.4', async () => {

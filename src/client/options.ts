@@ -1,5 +1,5 @@
 /** The options and answers of `ExecServerClient`'s calls. */
-import type { HttpHeader } from '../protocol/types.js';
+import type { HttpHeader, ProcessStartParams } from '../protocol/types.js';
 import type { ReconnectOptions } from './reconnect.js';
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 10_000;
@@ -42,7 +42,26 @@ export interface SpawnOptions extends ConnectOptions {
   cwd?: string;
 }
 
-export interface StartOptions {
+/** The members of `process/start` beside the process itself, sent as given (PROTOCOL.md §3.2, PROTOCOL-V2.md). */
+export const START_EXTRAS = [
+  'envPolicy',
+  'sandbox',
+  'metadata',
+  'enforceManagedNetwork',
+  'managedNetwork',
+  'networkProxy',
+  'shellSnapshot',
+  'credentialProviders',
+] as const;
+
+/**
+ * Besides the process itself: `envPolicy` builds the child's environment from
+ * the server's (`env` is laid on top); `sandbox` is a Codex sandbox policy,
+ * which the server enforces or refuses (never ignores); the others are
+ * Codex's, refused by this package's server where they ask for more than it
+ * does.
+ */
+export interface StartOptions extends Partial<Pick<ProcessStartParams, (typeof START_EXTRAS)[number]>> {
   argv: string[];
   /** Default: a random UUID. */
   processId?: string;

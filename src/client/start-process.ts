@@ -3,7 +3,7 @@ import { randomUuid } from '../protocol/random-ids.js';
 import { Errors } from '../protocol/errors.js';
 import type { ParamsOf } from '../protocol/methods.js';
 import { ClientErrors } from './errors.js';
-import type { StartOptions } from './options.js';
+import { START_EXTRAS, type StartOptions } from './options.js';
 import { ProcessSession, type SessionBackend } from './process-session.js';
 import type { ServerGeneration } from './server-generation.js';
 
@@ -17,6 +17,11 @@ export interface StartContext {
 export async function startProcess({ sessions, backend, generation, send }: StartContext, options: StartOptions): Promise<ProcessSession> {
   const processId = options.processId ?? randomUuid();
   if (sessions.has(processId)) throw ClientErrors.fromServer(Errors.processExists(processId));
+  // Generation 1 has no sandbox member (a server would take it for a generation-2 client): refused, never dropped.
+  if (options.sandbox != null && generation.value === 1)
+    throw ClientErrors.fromServer(
+      Errors.unsupportedMember('sandbox', 'protocol generation 1 has no sandbox policies; connect with protocolGeneration 2'),
+    );
   const session = new ProcessSession(processId, options.tty ?? false, backend, options.bufferEvents ?? true);
   const forget = () => {
     if (sessions.get(processId) === session) sessions.delete(processId);
@@ -33,6 +38,7 @@ export async function startProcess({ sessions, backend, generation, send }: Star
       pipeStdin: options.pipeStdin ?? false,
       arg0: options.arg0 ?? null,
       ...(options.size ? { size: options.size } : {}),
+      ...Object.fromEntries(START_EXTRAS.filter((name) => options[name] !== undefined).map((name) => [name, options[name]])),
     });
   } catch (error) {
     forget();

@@ -34,13 +34,10 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   }
 
   async start(params: ExecutorStartParams): Promise<{ processId: string }> {
+    // Every member goes through: a sandbox or an envPolicy left behind would run the child differently, unconfined.
     const session = await this.client.start({
-      processId: params.processId,
-      argv: params.argv,
-      cwd: params.cwd,
-      env: params.env,
-      tty: params.tty,
-      pipeStdin: params.pipeStdin,
+      ...params,
+      envPolicy: params.envPolicy ?? undefined,
       arg0: params.arg0 ?? undefined,
       size: params.size ?? undefined,
     });
