@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { managedPolicy, special } from './support/sandbox-policy.js';
 import { ServerProcess } from './support/server-process.js';
 
 let server: ServerProcess;
@@ -218,6 +219,15 @@ describe('directories, metadata, remove, copy', () => {
       code: -32004,
       message: 'No such file or directory (os error 2)',
     });
+  });
+
+  it('never removes the root directory', async () => {
+    // Under a policy with nothing writable: were the guard gone, the removal would run confined
+    // by bwrap and fail read-only, not take the machine with it.
+    const sandbox = managedPolicy(dir, [special('root', 'read')]);
+    const refused = { code: -32600, message: 'fs/remove refuses to remove the root directory /' };
+    for (const root of ['/', '/tmp/..', 'file:///', 'file:///tmp/..'])
+      expect(await server.error('fs/remove', { path: root, sandbox })).toEqual(refused);
   });
 
   it('copies files, links and trees with the reference rules', async () => {

@@ -110,6 +110,7 @@ export const Errors = {
   writeFileBase64: (detail: string) => invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),
   copyDirectoryNeedsRecursive: () => invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),
   copyIntoItself: () => invalidRequest('fs/copy cannot copy a directory to itself or one of its descendants'),
+  removeRoot: () => invalidRequest('fs/remove refuses to remove the root directory /'),
   copyUnsupportedType: () => invalidRequest('fs/copy only supports regular files, directories, and symlinks'),
   /** A write the sandbox policy forbids, in the kernel's words (what Codex 0.169 answers). */
   readOnlyFileSystem: () => internal('Read-only file system (os error 30)'),

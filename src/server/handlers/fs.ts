@@ -4,6 +4,7 @@
  * lets the whole file system be read; a policy asking for more than can be
  * enforced is refused before anything is touched.
  */
+import path from 'node:path';
 import { sameFormAs } from '../../protocol/path-uri.js';
 import type { Generation } from '../client-generation.js';
 import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
@@ -48,6 +49,8 @@ export function fsHandlers(
     'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native),
     'fs/remove': (params) => {
       const args = { path: params.path.native, recursive: params.recursive ?? true, force: params.force ?? true };
+      // As rm preserves it: one mistaken path (recursive is the default) would take the whole machine with it.
+      if (path.resolve(args.path) === '/') throw Errors.removeRoot();
       return write(params, () => ops.remove(args.path, args.recursive, args.force), 'remove', args);
     },
     'fs/copy': (params) => {
