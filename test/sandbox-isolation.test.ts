@@ -5,6 +5,7 @@
  * missing or reached through a symlink.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -77,6 +78,31 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     await server.request('process/terminate', { processId: params.processId });
     await server.waitClosed(params.processId);
     expect(server.output(params.processId).toString()).toContain('mark=inside');
+  });
+
+  it("keeps a restricted network's child from the host's Unix sockets, as the reference's filter does", async () => {
+    const socketPath = path.join(base, 'host.sock');
+    const host = net.createServer((socket) => socket.end('from-host\n'));
+    await new Promise<void>((resolve) => host.listen(socketPath, resolve));
+    const client = [
+      'use Socket;',
+      'socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!";',
+      `connect($s, pack_sockaddr_un("${socketPath}")) ? print scalar <$s> : print "refused: $!\\n";`,
+      'socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) and print "pair works\\n";',
+    ].join('\n');
+    try {
+      const workspace = freshWorkspace();
+      fs.writeFileSync(path.join(workspace, 'client.pl'), client);
+      const restricted = await sandboxed(workspace, 'perl client.pl');
+      expect(restricted).toContain('refused: Operation not permitted');
+      expect(restricted).toContain('pair works');
+      const params = { ...startParams(workspace, 'perl client.pl'), sandbox: workspaceWrite(workspace, 'enabled') };
+      await server.request('process/start', params);
+      await server.waitClosed(params.processId);
+      expect(server.output(params.processId).toString()).toContain('from-host');
+    } finally {
+      host.close();
+    }
   });
 
   it('keeps missing protected paths from being created, and leaves nothing behind', async () => {

@@ -24,7 +24,8 @@ const PERL_START: Record<(typeof PERL_OWN)[number], string | undefined> = {
  * Arguments: the variables of PERL_OWN as the child must see them (`=value`,
  * or empty for unset), then `$above`: below 0, close nothing, else every
  * descriptor above it, each through a handle perl opens on it (loading
- * POSIX for its `close` took several times longer than perl takes to start).
+ * POSIX for its `close` took several times longer than perl takes to start),
+ * then a seccomp filter to install (`sandbox/seccomp.ts`) or empty.
  */
 const CLOSE_AND_EXEC = `for my $name (${PERL_OWN.map((name) => `'${name}'`).join(', ')}) {
   my $was = shift; if ($was eq '') { delete $ENV{$name} } else { $ENV{$name} = substr($was, 1) }
@@ -34,6 +35,13 @@ if ($above >= 0 && opendir(my $dir, '/proc/self/fd')) {
   my @fds = grep { /^\\d+$/ && $_ > $above && $_ != fileno($dir) } readdir $dir;
   closedir $dir;
   for my $fd (@fds) { my $h; (open($h, '<&=', $fd) || open($h, '>&=', $fd)) && close($h) }
+}
+my $filter = shift;
+if ($filter ne '') {
+  my ($prctl, $seccomp, $hex) = split /:/, $filter;
+  my $program = pack('H*', $hex);
+  syscall(0 + $prctl, 38, 1, 0, 0, 0) == 0 or die "exec-server: cannot set no_new_privs: $!\\n";
+  syscall(0 + $seccomp, 1, 0, pack('S x6 P', length($program) / 8, $program)) == 0 or die "exec-server: cannot install the seccomp filter: $!\\n";
 }
 my $file = shift; exec {$file} @ARGV or die "$!\\n"`;
 
@@ -54,7 +62,8 @@ export interface PerlCommand {
 /**
  * The command that runs `file` with `argv0` as its argv[0], `args` after it
  * and `env` as its environment, having closed every descriptor above
- * `closeAbove` (none when undefined); undefined when perl is not installed.
+ * `closeAbove` (none when undefined) and installed `seccompFilter` (none
+ * when undefined); undefined when perl is not installed.
  * Linux: the descriptors are listed from /proc/self/fd.
  */
 export function perlExec(
@@ -63,6 +72,7 @@ export function perlExec(
   args: string[],
   env: Record<string, string | undefined>,
   closeAbove?: number,
+  seccompFilter?: string,
 ): PerlCommand | undefined {
   const perl = findPerl();
   if (!perl) return undefined;
@@ -74,5 +84,6 @@ export function perlExec(
     if (value === undefined) delete perlEnv[name];
     else perlEnv[name] = value;
   }
-  return { file: perl, args: ['-e', CLOSE_AND_EXEC, '--', ...restore, String(closeAbove ?? -1), file, argv0, ...args], env: perlEnv };
+  const prelude = [...restore, String(closeAbove ?? -1), seccompFilter ?? ''];
+  return { file: perl, args: ['-e', CLOSE_AND_EXEC, '--', ...prelude, file, argv0, ...args], env: perlEnv };
 }

@@ -24,6 +24,7 @@ import type { SandboxSupport } from '../environment-info.js';
 import type { SpawnRequest } from '../process/child.js';
 import { perlExec } from '../process/perl.js';
 import type { Confinement } from './policy.js';
+import { networkFilter } from './seccomp.js';
 
 /** `bwrap` on `PATH` (or the given one); undefined if none is executable. */
 export function findBwrap(explicit: string | undefined, searchPath = process.env.PATH ?? ''): string | undefined {
@@ -79,11 +80,18 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, e
 
 /**
  * The same start, confined: bwrap runs the program by its resolved path.
- * bwrap 0.8 cannot set argv[0], so an explicit `arg0` goes through perl's
- * `exec {file} @argv` inside the sandbox.
+ * perl runs it inside the sandbox when bwrap cannot: for an explicit `arg0`
+ * (bwrap 0.8 cannot set argv[0], perl's `exec {file} @argv` can), and to
+ * install the network filter of a restricted network (`seccomp.ts`) just
+ * before the program. A restricted network that cannot be filtered here is
+ * refused rather than half enforced.
  */
 export function confined(request: SpawnRequest, confinement: Confinement, bwrap: string, tty: boolean): SpawnRequest {
-  const viaPerl = request.argv0 !== request.program ? perlExec(request.file, request.argv0, request.args, request.env) : undefined;
+  const filter = confinement.noNetwork ? networkFilter() : undefined;
+  if (confinement.noNetwork && !filter) throw Errors.sandboxUnenforceable(`a restricted network on ${process.arch}`);
+  const needsPerl = request.argv0 !== request.program || filter !== undefined;
+  const viaPerl = needsPerl ? perlExec(request.file, request.argv0, request.args, request.env, undefined, filter) : undefined;
+  if (needsPerl && !viaPerl) throw Errors.sandboxUnenforceable('a restricted network or an arg0 without perl');
   const inner = viaPerl ? [viaPerl.file, ...viaPerl.args] : [request.file, ...request.args];
   const args = [...bwrapArgs(confinement, request.cwd, tty, viaPerl?.env ?? request.env), ...inner];
   return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args, env: {} };
