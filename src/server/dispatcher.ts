@@ -13,6 +13,7 @@ import type { PayloadStash } from '../protocol/payload-stash.js';
 import type { ClientGeneration } from './client-generation.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Logger } from './logger.js';
+import { RequestOrder } from './request-order.js';
 
 /** What a handler may use of the request beside its params. */
 export interface RequestContext {
@@ -42,8 +43,16 @@ export interface DispatcherState {
   logger: Logger;
 }
 
+/** The requests that may finish out of order (EXT-CONCURRENCY rule 4): a long-poll read and an HTTP request. */
+function mayOvertake(name: string, params: unknown): boolean {
+  if (name === 'http/request') return true;
+  const waitMs = name === 'process/read' && typeof params === 'object' && params !== null ? (params as { waitMs?: unknown }).waitMs : 0;
+  return typeof waitMs === 'number' && waitMs > 0;
+}
+
 export class Dispatcher {
   private readonly request: RequestContext;
+  private readonly order = new RequestOrder();
 
   constructor(
     private readonly handlers: Handlers,
@@ -52,8 +61,13 @@ export class Dispatcher {
     this.request = { decodeBase64: (text) => state.payloads.decodeBase64(text) };
   }
 
-  /** Runs one request; rejects with a `ProtocolError` only. */
-  async dispatch(name: string, params: unknown): Promise<unknown> {
+  /** Runs one request, in order with the others (`request-order.ts`); rejects with a `ProtocolError` only. */
+  dispatch(name: string, params: unknown): Promise<unknown> {
+    const run = () => this.run(name, params);
+    return mayOvertake(name, params) ? this.order.overtaking(run) : this.order.ordered(run, name === 'fs/readBlock');
+  }
+
+  private async run(name: string, params: unknown): Promise<unknown> {
     try {
       if (!isMethodName(name)) throw Errors.methodNotFound(name);
       this.state.generation.observe(name, params);
@@ -71,11 +85,13 @@ export class Dispatcher {
     }
   }
 
-  /** `initialized` opens the gate; any other notification from the client is ignored. */
+  /** `initialized` opens the gate, in order with the requests around it; any other notification from the client is ignored. */
   notification(name: string, params: unknown): void {
-    this.state.payloads.release(params);
-    if (name === 'initialized') this.state.lifecycle.initialized();
-    else this.state.logger.debug(`ignored notification ${name}`);
+    void this.order.ordered(async () => {
+      this.state.payloads.release(params);
+      if (name === 'initialized') this.state.lifecycle.initialized();
+      else this.state.logger.debug(`ignored notification ${name}`);
+    });
   }
 
   private asProtocolError(name: string, error: unknown): ProtocolError {
