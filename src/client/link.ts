@@ -13,6 +13,8 @@ import { PendingCalls } from './pending-calls.js';
 /** The reader's mark for the end of the server's output, queued behind what came before it. */
 const INPUT_ENDED = '$/exec-server/inputEnded';
 const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_ENDED };
+/** Its mark for the server's input closed under it, queued behind what was read by then. */
+const OUTPUT_CLOSED = '$/exec-server/outputClosed';
 
 export interface LinkEvents {
   notification(method: string, params: unknown): void;
@@ -71,6 +73,7 @@ export class Link {
     this.connection = createMessageConnection(reader, new LineMessageWriter(output));
     // Answers and notifications that came before the end are handled first (see `endMessage`).
     this.connection.onNotification(INPUT_ENDED, () => this.close('the server closed its output'));
+    this.connection.onNotification(OUTPUT_CLOSED, () => this.close('connection closed'));
     this.connection.onNotification((method, params) => {
       if (!this.down) events.notification(method, params);
     });
@@ -80,7 +83,10 @@ export class Link {
     // while something else holds its stdout, a socket destroyed here) are what drop the link.
     this.connection.onError(([error]) => this.close(error.message));
     output.on('close', () => {
-      if (!output.writableEnded) this.close('connection closed');
+      if (output.writableEnded) return;
+      // A server's stdin closes when it exits, which the loop may see before it has read what the
+      // server wrote last: a poll phase reads what is in the pipe, then the mark goes behind it.
+      setImmediate(() => setImmediate(() => reader.deliver({ jsonrpc: '2.0', method: OUTPUT_CLOSED } as NotificationMessage)));
     });
     this.connection.listen();
   }

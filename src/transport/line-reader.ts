@@ -96,6 +96,11 @@ export class LineMessageReader extends AbstractMessageReader {
     this.onInputEnd();
   }
 
+  /** Hands `message` on behind the messages read so far (a mark its listener acts on in order). */
+  deliver(message: Message): void {
+    if (!this.ended) this.callback?.(message);
+  }
+
   private onChunk(chunk: Buffer): void {
     if (this.ended) return;
     let start = 0;
