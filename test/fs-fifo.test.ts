@@ -33,4 +33,27 @@ describe('FIFOs never hold a request', () => {
     // Answered at once: the server is not stuck behind them.
     expect((await server.request('fs/getMetadata', { path: fifo })).isFile).toBe(false);
   });
+
+  it('refuses to copy onto a FIFO, and leaves FIFOs and sockets out of a directory copy, as the reference does', async () => {
+    const fifo = path.join(dir, 'copy-target');
+    execFileSync('mkfifo', [fifo]);
+    fs.writeFileSync(path.join(dir, 'plain'), 'x');
+    for (let i = 0; i < 4; i++) {
+      expect(await server.error('fs/copy', { sourcePath: path.join(dir, 'plain'), destinationPath: fifo, recursive: false })).toEqual({
+        code: -32600,
+        message: `path \`${fifo}\` is not a file`,
+      });
+    }
+    const tree = path.join(dir, 'tree');
+    fs.mkdirSync(tree);
+    fs.writeFileSync(path.join(tree, 'a'), 'a');
+    execFileSync('mkfifo', [path.join(tree, 'pipe')]);
+    fs.symlinkSync('a', path.join(tree, 'link'));
+    expect(await server.request('fs/copy', { sourcePath: tree, destinationPath: path.join(dir, 'tree-copy'), recursive: true })).toEqual(
+      {},
+    );
+    expect(fs.readdirSync(path.join(dir, 'tree-copy')).sort()).toEqual(['a', 'link']);
+    // Answered at once: the pool's threads are free.
+    expect((await server.request('fs/getMetadata', { path: dir })).isDirectory).toBe(true);
+  });
 });

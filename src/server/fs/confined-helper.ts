@@ -7,6 +7,7 @@
  */
 import { ProtocolError } from '../../protocol/errors.js';
 import { fsError } from '../os-error.js';
+import { copy } from './copy.js';
 import * as ops from './fs-operations.js';
 
 type Params = { path: string; recursive?: boolean; force?: boolean; source?: string; destination?: string };
@@ -28,7 +29,7 @@ async function run(op: string, params: Params): Promise<unknown> {
     case 'remove':
       return ops.remove(params.path, params.recursive ?? true, params.force ?? true);
     case 'copy':
-      return ops.copy(params.source!, params.destination!, params.recursive ?? false);
+      return copy(params.source!, params.destination!, params.recursive ?? false);
     case 'truncate':
       return ops.truncate(params.path);
     default:

@@ -13,7 +13,7 @@ import { Base64Payload } from '../../protocol/base64-payload.js';
 import { errnoCode, fsError, systemError } from '../os-error.js';
 
 const READ_FILE_LIMIT = 536_870_912;
-type Empty = Record<string, never>;
+export type Empty = Record<string, never>;
 
 /** An OS error in the protocol's terms; any other error (a `ProtocolError` among them) as it is. */
 function asProtocolError(error: unknown): unknown {
@@ -21,7 +21,7 @@ function asProtocolError(error: unknown): unknown {
 }
 
 /** Runs an fs operation, turning OS errors into protocol errors. */
-async function mapped<T>(operation: () => Promise<T>): Promise<T> {
+export async function mapped<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
@@ -75,7 +75,7 @@ async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buff
 }
 
 /** A FIFO or a socket: its reads and writes wait for whoever is at the other end. */
-const waitsForOtherEnd = (stat: Stats): boolean => stat.isFIFO() || stat.isSocket();
+export const waitsForOtherEnd = (stat: Stats): boolean => stat.isFIFO() || stat.isSocket();
 
 const WRITE_NOW = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
 
@@ -206,7 +206,7 @@ export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
  * A directory's entries in the order the OS lists them, as the reference
  * lists and copies them (`fs.readdir` sorts them: libuv's scandir does).
  */
-async function direntsInOsOrder(dir: string): Promise<Dirent[]> {
+export async function direntsInOsOrder(dir: string): Promise<Dirent[]> {
   const dirents: Dirent[] = [];
   for await (const dirent of await fs.opendir(dir, { bufferSize: 128 })) dirents.push(dirent);
   return dirents;
@@ -238,66 +238,6 @@ export async function remove(target: string, recursive: boolean, force: boolean)
     return fs.rmdir(target);
   });
   return {};
-}
-
-export async function copy(source: string, destination: string, recursive: boolean): Promise<Empty> {
-  await mapped(async () => {
-    const stat = await fs.lstat(source);
-    if (stat.isSymbolicLink()) return copySymlink(source, destination);
-    if (stat.isFile()) return copyFile(source, destination);
-    if (!stat.isDirectory()) throw Errors.copyUnsupportedType();
-    if (!recursive) throw Errors.copyDirectoryNeedsRecursive();
-    const from = await fs.realpath(source);
-    // A destination that is there is judged where it leads (a symlink into the source too).
-    const to = await fs.realpath(destination).catch(async () => path.resolve(await realParent(destination), path.basename(destination)));
-    if (to === from || to.startsWith(`${from}/`)) throw Errors.copyIntoItself();
-    await copyDirectory(source, destination);
-  });
-  return {};
-}
-
-/** The destination's parent, resolved, so that "inside the source" is judged on real paths. */
-async function realParent(destination: string): Promise<string> {
-  return fs.realpath(path.dirname(destination)).catch(() => path.dirname(destination));
-}
-
-async function copySymlink(source: string, destination: string): Promise<void> {
-  await fs.symlink(await fs.readlink(source), destination);
-}
-
-/** Replaces a file that is there (through a symlink too), as the reference's copy does. */
-async function copyFile(source: string, destination: string): Promise<void> {
-  const existing = await fs.stat(destination).catch(() => undefined);
-  if (existing?.isDirectory()) throw systemError('EISDIR');
-  const sourceStat = await fs.stat(source);
-  // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
-  if (existing && existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
-  if (sourceStat.size === 0) {
-    // A file that says it is empty (/proc, /sys) may still have content, which the kernel's
-    // copy (bounded by that size) would not see: read it to its end, as the reference does.
-    await fs.writeFile(destination, await fs.readFile(source), { mode: sourceStat.mode & 0o7777 });
-    return;
-  }
-  await fs.copyFile(source, destination);
-}
-
-/**
- * Merges into a directory that is there (a symlink to one too): files are
- * replaced, a symlink in the way is EEXIST, in the OS's order, stopping at
- * the first error, as the reference does.
- */
-async function copyDirectory(source: string, destination: string): Promise<void> {
-  const existing = await fs.stat(destination).catch(() => undefined);
-  if (existing && !existing.isDirectory()) throw systemError('EEXIST');
-  if (!existing) await fs.mkdir(destination);
-  for (const dirent of await direntsInOsOrder(source)) {
-    const from = path.join(source, dirent.name);
-    const to = path.join(destination, dirent.name);
-    if (dirent.isSymbolicLink()) await copySymlink(from, to);
-    else if (dirent.isDirectory()) await copyDirectory(from, to);
-    else if (dirent.isFile()) await copyFile(from, to);
-    else throw Errors.copyUnsupportedType();
-  }
 }
 
 export function canonicalize(file: string): Promise<FsCanonicalizeResult> {

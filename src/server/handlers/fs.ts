@@ -10,6 +10,7 @@ import type { Generation } from '../client-generation.js';
 import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
 import { Errors } from '../../protocol/errors.js';
 import type { FileHandles } from '../fs/file-handles.js';
+import { copy } from '../fs/copy.js';
 import * as ops from '../fs/fs-operations.js';
 import type { MissingWatches } from '../fs/missing-watch.js';
 import { walk } from '../fs/walk.js';
@@ -55,7 +56,7 @@ export function fsHandlers(
     },
     'fs/copy': (params) => {
       const args = { source: params.sourcePath.native, destination: params.destinationPath.native, recursive: params.recursive };
-      return write(params, () => ops.copy(args.source, args.destination, args.recursive), 'copy', args);
+      return write(params, () => copy(args.source, args.destination, args.recursive), 'copy', args);
     },
     'fs/walk': async (params) => {
       const result = await walk(unconfined(params).path.native, params.options);

@@ -1,0 +1,71 @@
+/**
+ * `fs/copy` (PROTOCOL.md §4): a file, a symlink as a symlink, or a directory
+ * merged into the destination, as the reference copies them.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Errors } from '../../protocol/errors.js';
+import { systemError } from '../os-error.js';
+import { direntsInOsOrder, type Empty, mapped, waitsForOtherEnd } from './fs-operations.js';
+
+export async function copy(source: string, destination: string, recursive: boolean): Promise<Empty> {
+  await mapped(async () => {
+    const stat = await fs.lstat(source);
+    if (stat.isSymbolicLink()) return copySymlink(source, destination);
+    if (stat.isFile()) return copyFile(source, destination);
+    if (!stat.isDirectory()) throw Errors.copyUnsupportedType();
+    if (!recursive) throw Errors.copyDirectoryNeedsRecursive();
+    const from = await fs.realpath(source);
+    // A destination that is there is judged where it leads (a symlink into the source too).
+    const to = await fs.realpath(destination).catch(async () => path.resolve(await realParent(destination), path.basename(destination)));
+    if (to === from || to.startsWith(`${from}/`)) throw Errors.copyIntoItself();
+    await copyDirectory(source, destination);
+  });
+  return {};
+}
+
+/** The destination's parent, resolved, so that "inside the source" is judged on real paths. */
+async function realParent(destination: string): Promise<string> {
+  return fs.realpath(path.dirname(destination)).catch(() => path.dirname(destination));
+}
+
+async function copySymlink(source: string, destination: string): Promise<void> {
+  await fs.symlink(await fs.readlink(source), destination);
+}
+
+/** Replaces a file that is there (through a symlink too), as the reference's copy does. */
+async function copyFile(source: string, destination: string): Promise<void> {
+  const existing = await fs.stat(destination).catch(() => undefined);
+  if (existing?.isDirectory()) throw systemError('EISDIR');
+  // Its open would wait for a reader for ever, holding a thread of the pool (the reference hangs): refused.
+  if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination);
+  const sourceStat = await fs.stat(source);
+  // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
+  if (existing && existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
+  if (sourceStat.size === 0) {
+    // A file that says it is empty (/proc, /sys) may still have content, which the kernel's
+    // copy (bounded by that size) would not see: read it to its end, as the reference does.
+    await fs.writeFile(destination, await fs.readFile(source), { mode: sourceStat.mode & 0o7777 });
+    return;
+  }
+  await fs.copyFile(source, destination);
+}
+
+/**
+ * Merges into a directory that is there (a symlink to one too): files are
+ * replaced, a symlink in the way is EEXIST, in the OS's order, stopping at
+ * the first error, as the reference does. FIFOs, sockets and devices in it
+ * are left out, as the reference leaves them.
+ */
+async function copyDirectory(source: string, destination: string): Promise<void> {
+  const existing = await fs.stat(destination).catch(() => undefined);
+  if (existing && !existing.isDirectory()) throw systemError('EEXIST');
+  if (!existing) await fs.mkdir(destination);
+  for (const dirent of await direntsInOsOrder(source)) {
+    const from = path.join(source, dirent.name);
+    const to = path.join(destination, dirent.name);
+    if (dirent.isSymbolicLink()) await copySymlink(from, to);
+    else if (dirent.isDirectory()) await copyDirectory(from, to);
+    else if (dirent.isFile()) await copyFile(from, to);
+  }
+}
