@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { findByCmdline, waitDead } from './support/proc.js';
 import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
 
@@ -114,6 +116,19 @@ describe('PTY processes (§3.8)', () => {
     expect(await start(['true'], { cwd: '/no/such/dir' })).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
     expect(await start(['true'], { env: {} })).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
     expect(await start([''])).toEqual({ code: -32603, message: 'missing program for PTY spawn' });
+    // Binaries the kernel refuses, which execvp would hand to /bin/sh instead (Q6), in both modes.
+    const foreign = Buffer.from(fs.readFileSync('/bin/true'));
+    foreign.writeUInt16LE(process.arch === 'arm64' ? 62 : 183, 18); // e_machine: another machine's
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pty-format-'));
+    for (const [name, bytes] of [
+      ['foreign', foreign],
+      ['stub', Buffer.from('\x7fELF and junk')],
+    ] as const) {
+      fs.writeFileSync(path.join(dir, name), bytes, { mode: 0o755 });
+      for (const tty of [true, false])
+        expect(await start([path.join(dir, name)], { tty })).toEqual({ code: -32603, message: 'Exec format error (os error 8)' });
+    }
+    fs.rmSync(dir, { recursive: true });
   });
 
   it('rejects closeStdin for PTY processes', async () => {

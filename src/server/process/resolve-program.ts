@@ -25,21 +25,51 @@ function checkExecutable(file: string): void {
   checkFormat(file);
 }
 
-/** Exec accepts ELF binaries and `#!` scripts; anything else is ENOEXEC. */
+/**
+ * The ELF machines this kernel runs, by `process.arch`, as [class, e_machine]
+ * (a 32-bit binary of the same family too): anything else is ENOEXEC.
+ */
+const RUNNABLE_ELF: Record<string, Array<[number, number]>> = {
+  x64: [
+    [2, 62], // x86-64
+    [1, 3], // i386
+  ],
+  arm64: [
+    [2, 183], // AArch64
+    [1, 40], // ARM
+  ],
+};
+
+/**
+ * Exec accepts `#!` scripts and ELF binaries for this machine; anything else
+ * is ENOEXEC, which exec would not report: the final exec goes through
+ * `execvp` (perl's, node-pty's), which runs a file the kernel refuses as a
+ * shell script instead (a foreign binary then fails with a syntax error).
+ */
 function checkFormat(file: string): void {
-  const head = Buffer.alloc(4);
+  const head = Buffer.alloc(20);
   const fd = fs.openSync(file, 'r');
   let read: number;
   try {
-    read = fs.readSync(fd, head, 0, 4, 0);
+    read = fs.readSync(fd, head, 0, head.length, 0);
   } catch {
     return; // unreadable but executable: let exec decide
   } finally {
     fs.closeSync(fd);
   }
-  const isElf = read === 4 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF';
-  const isScript = read >= 2 && head[0] === 0x23 && head[1] === 0x21;
-  if (!isElf && !isScript) throw systemError('ENOEXEC');
+  if (read >= 2 && head[0] === 0x23 && head[1] === 0x21) return; // #!
+  const isElf = read >= 4 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF';
+  if (!isElf || !runsHere(head, read)) throw systemError('ENOEXEC');
+}
+
+/** Whether an ELF header (its first `read` bytes in `head`) is for this machine; unknown machines are left to exec. */
+function runsHere(head: Buffer, read: number): boolean {
+  const runnable = RUNNABLE_ELF[process.arch];
+  if (!runnable) return true;
+  if (read < 20 || head[5] !== 1) return false; // truncated, or not little-endian
+  const elfClass = head[4];
+  const machine = head.readUInt16LE(18);
+  return runnable.some(([wantedClass, wantedMachine]) => elfClass === wantedClass && machine === wantedMachine);
 }
 
 /**
