@@ -114,7 +114,9 @@ describe('against the real server', () => {
     try {
       const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/`;
       expect((await client.httpRequest({ method: 'GET', url })).body.toString()).toBe('chunk1;chunk2');
-      const streamed = await client.httpRequestStream({ method: 'GET', url });
+      const streamed = await client.httpRequestStream({ method: 'GET', url, requestId: 'once' });
+      // The same id while that body streams: refused, and the first body still ends.
+      await expect(client.httpRequestStream({ method: 'GET', url, requestId: 'once' })).rejects.toThrow('is already active');
       const parts: Buffer[] = [];
       for await (const part of streamed.body) parts.push(part);
       expect(Buffer.concat(parts).toString()).toBe('chunk1;chunk2');

@@ -2,6 +2,7 @@
  * Streamed HTTP bodies on the client side: `http/request/bodyDelta`
  * notifications routed to the response whose body they continue.
  */
+import { Errors } from '../protocol/errors.js';
 import { randomUuid } from '../protocol/random-ids.js';
 import type { HttpBodyDeltaNotification, HttpHeader } from '../protocol/types.js';
 import { ClientErrors } from './errors.js';
@@ -24,19 +25,16 @@ export class HttpBodies {
     send: (params: ReturnType<typeof httpParams>) => Promise<{ status: number; headers: HttpHeader[] }>,
   ): Promise<HttpStreamResponse> {
     const params = httpParams(options, true);
+    // The server refuses it too; asking would take the first body's place here, which would then never end.
+    if (this.bodies.has(params.requestId)) throw ClientErrors.fromServer(Errors.httpStreamActive(params.requestId));
     const body = this.open(params.requestId);
     try {
       const result = await send(params);
       return { status: result.status, headers: result.headers, body };
     } catch (error) {
-      this.discard(params.requestId);
+      this.bodies.delete(params.requestId);
       throw error;
     }
-  }
-
-  /** Forgets a body whose request failed. */
-  discard(requestId: string): void {
-    this.bodies.delete(requestId);
   }
 
   receive(delta: HttpBodyDeltaNotification): void {
