@@ -174,7 +174,13 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     const replaysBacklog = this.backlog !== undefined;
     this.attach(consumer);
     if (this.finished && !replaysBacklog) queue.end();
-    return queue[Symbol.asyncIterator]();
+    // A loop left early (break, return, throw) stops taking events: nothing piles up for it.
+    const stop = async (): Promise<IteratorResult<ProcessEvent>> => {
+      this.consumers.delete(consumer);
+      queue.end();
+      return { value: undefined, done: true };
+    };
+    return { next: () => queue.next(), return: stop };
   }
 
   private streams: { stdout?: PassThrough; stderr?: PassThrough } = {};

@@ -1,0 +1,23 @@
+/** A process session iterated with `for await`: leaving the loop early detaches it. */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ExecServerClient } from '../src/index.js';
+
+let client: ExecServerClient;
+beforeAll(async () => {
+  client = await ExecServerClient.spawn({ clientName: 'iteration-test' });
+});
+afterAll(async () => {
+  await client.close();
+});
+
+it('stops collecting events for a loop that broke out, while the process goes on', async () => {
+  const session = await client.start({ argv: ['sh', '-c', 'echo first; exec sleep 30'] });
+  for await (const event of session) if (event.type === 'output') break;
+  // Another way in still works, and the broken loop's queue is gone (it would keep every later event).
+  const consumers = (session as unknown as { consumers: Set<unknown> }).consumers;
+  expect(consumers.size).toBe(0);
+  await session.terminate();
+  const later: string[] = [];
+  for await (const event of session) later.push(event.type);
+  expect(later).toContain('closed');
+});
