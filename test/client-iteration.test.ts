@@ -21,3 +21,10 @@ it('stops collecting events for a loop that broke out, while the process goes on
   for await (const event of session) later.push(event.type);
   expect(later).toContain('closed');
 });
+
+it('returns from a timed-out run once the process is killed, even if an escaped descendant holds its output', async () => {
+  const started = Date.now();
+  const result = await client.run(['sh', '-c', 'setsid sleep 3 & sleep 30'], { timeoutMs: 200 });
+  expect(result).toMatchObject({ timedOut: true, exitCode: 137 });
+  expect(Date.now() - started).toBeLessThan(2500); // not the 3 s the escaped sleep holds the pipe
+});

@@ -12,7 +12,7 @@ export interface RunOptions {
   tty?: boolean;
   /** Written to the process's stdin, which is then closed (pipes) or sent ^D (PTY). */
   stdin?: Uint8Array | string;
-  /** Terminate the process after this long (its result then has `timedOut`). */
+  /** Terminate the process after this long (its result then has `timedOut`, and comes once it has exited). */
   timeoutMs?: number;
   /** Keep at most this many bytes of output (per stream and merged); later bytes are dropped. */
   maxOutputBytes?: number;
@@ -83,6 +83,8 @@ export async function runProcess(client: Starter, argv: string[], options: RunOp
         output.add(event.chunk);
       } else if (event.type === 'exited') {
         exitCode = event.exitCode;
+        // Timed out and killed: a descendant that left the group may hold its output open for long.
+        if (timedOut) break;
       } else if (event.type === 'failed') {
         throw ClientErrors.cutOff(event.message);
       }
