@@ -28,6 +28,8 @@ export class RequestOrder {
     const startNow = this.pending === 0 || (shareable && this.tailShared);
     if (startNow) {
       const running = task();
+      // A shared task may fail before the one ahead of it finishes: its rejection is passed on then, not lost as unhandled.
+      running.catch(() => undefined);
       result = this.pending === 0 ? running : this.finished.then(() => running);
       this.started = Promise.resolve();
     } else {

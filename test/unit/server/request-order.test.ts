@@ -85,3 +85,18 @@ describe('RequestOrder, shareable tasks', () => {
     expect(log.at(-1)).toBe('plain');
   });
 });
+
+describe('RequestOrder, a shareable task that fails early', () => {
+  it('passes the failure on after the task ahead of it, never as an unhandled rejection', async () => {
+    const order = new RequestOrder();
+    let finish!: () => void;
+    const first = order.ordered(() => new Promise<string>((resolve) => (finish = () => resolve('first'))), true);
+    const second = order.ordered(async () => {
+      throw new Error('unknown handle');
+    }, true);
+    await tick(); // an unhandled rejection would be reported here
+    finish();
+    await expect(first).resolves.toBe('first');
+    await expect(second).rejects.toThrow('unknown handle');
+  });
+});
