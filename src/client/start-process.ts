@@ -38,7 +38,8 @@ export async function startProcess({ sessions, backend, generation, send }: Star
       pipeStdin: options.pipeStdin ?? false,
       arg0: options.arg0 ?? null,
       ...(options.size ? { size: options.size } : {}),
-      ...Object.fromEntries(START_EXTRAS.filter((name) => options[name] !== undefined).map((name) => [name, options[name]])),
+      // null is absent: a `sandbox` member, even null, tells a server the client speaks generation 2.
+      ...Object.fromEntries(START_EXTRAS.filter((name) => options[name] != null).map((name) => [name, options[name]])),
     });
   } catch (error) {
     forget();
