@@ -13,6 +13,7 @@ import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
 import { confined, findBwrap } from '../sandbox/bwrap.js';
 import { confinementOf } from '../sandbox/policy.js';
+import type { HeldConfinement } from '../sandbox/synthetic-mounts.js';
 import { buildEnvironment, sortedByName } from './env-policy.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
 import { PipeChild } from './pipe-child.js';
@@ -71,13 +72,9 @@ export class ProcessManager {
     if (argv.length === 0) throw Errors.emptyArgv();
     if (this.processes.has(processId)) throw Errors.processExists(processId);
     refuseUnsupported(params);
-    const unconfined = this.spawnRequest(params);
-    const confinement = confinementOf(params.sandbox, unconfined.env.TMPDIR ?? this.serverEnv.TMPDIR);
-    const bwrap = confinement ? this.bwrap() : undefined;
-    const held = confinement && this.runtime.syntheticMounts.hold(confinement);
-    const request = held && bwrap ? confined(unconfined, held.confinement, bwrap, tty) : unconfined;
+    const { request, held } = this.confine(this.spawnRequest(params), params.sandbox, tty);
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink, this.runtime.outputSlabs);
-    process.sandboxed = confinement !== undefined;
+    process.sandboxed = held !== undefined;
     this.processes.set(processId, process);
     this.runtime.prepare();
     let child: Child;
@@ -99,14 +96,22 @@ export class ProcessManager {
       this.retain(processId, process);
     };
     if (this.sink.generation() === 1) return { processId };
-    return { processId, sandboxType: confinement ? 'linuxSeccomp' : 'none' };
+    return { processId, sandboxType: held ? 'linuxSeccomp' : 'none' };
   }
 
-  /** The bwrap that confines sandboxed starts; −32603 if it is missing (never run unconfined). */
-  private bwrap(): string {
+  /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */
+  private confine(request: SpawnRequest, sandbox: unknown, tty: boolean): { request: SpawnRequest; held?: HeldConfinement } {
+    const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR);
+    if (!confinement) return { request };
     const bwrap = findBwrap(this.bwrapPath);
-    if (!bwrap) throw Errors.sandboxUnavailable();
-    return bwrap;
+    if (!bwrap) throw Errors.sandboxUnavailable(); // never run unconfined
+    const held = this.runtime.syntheticMounts.hold(confinement);
+    try {
+      return { request: confined(request, held.confinement, bwrap, tty), held };
+    } catch (error) {
+      held.release(); // its stand-ins were made: nothing will use them
+      throw error;
+    }
   }
 
   private spawnRequest(params: StartParams): SpawnRequest {

@@ -32,7 +32,9 @@ export interface ProtectedPaths {
  * server's stand-in, which that server removes once its child is done.
  */
 export function protectReadOnly(writable: string[], policyReadOnly: string[]): ProtectedPaths {
-  const protectedNames = writable.flatMap((root) => PROTECTED_NAMES.map((name) => path.join(root, name)));
+  // Under a writable root that is a directory: a file bound writable has nothing under it.
+  const directories = writable.filter((root) => isDirectory(root));
+  const protectedNames = directories.flatMap((root) => PROTECTED_NAMES.map((name) => path.join(root, name)));
   const result: ProtectedPaths = { readOnly: [], synthetic: [] };
   const add = (list: string[], entry: string) => list.includes(entry) || list.push(entry);
   for (const candidate of new Set([...policyReadOnly, ...protectedNames])) {
@@ -43,6 +45,14 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[]): P
     else if (insideAny(missing, writable)) add(result.synthetic, missing);
   }
   return result;
+}
+
+function isDirectory(candidate: string): boolean {
+  try {
+    return fs.statSync(candidate).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isEmptyDirectory(candidate: string): boolean {
@@ -58,7 +68,7 @@ function firstMissing(target: string): string | undefined {
   let current = path.parse(target).root;
   for (const part of target.split(path.sep).filter(Boolean)) {
     const next = path.join(current, part);
-    if (fs.lstatSync(next, { throwIfNoEntry: false }) === undefined) return path.join(realOrSelf(current), part);
+    if (lstatOrNothing(next) === undefined) return path.join(realOrSelf(current), part);
     current = next;
   }
   return undefined;
@@ -81,11 +91,21 @@ function refuseWritableSymlink(readOnly: string, writable: string[]): void {
     let current = root;
     for (const part of path.relative(root, readOnly).split(path.sep)) {
       current = path.join(current, part);
-      const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+      const stat = lstatOrNothing(current);
       if (!stat) break;
       if (stat.isSymbolicLink())
         throw Errors.sandboxUnenforceable(`the read-only path ${readOnly}, which crosses the writable symlink ${current}`);
     }
+  }
+}
+
+/** What is at `candidate`, or undefined if nothing can be (missing, or under a file). */
+function lstatOrNothing(candidate: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(candidate, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOTDIR') return undefined;
+    throw error;
   }
 }
 

@@ -65,6 +65,13 @@ describe('confinementOf', () => {
     expect(confinement?.readOnly).toEqual([path.join(workspace, '.git')]);
   });
 
+  it('takes a single file as a writable root, with nothing protected under it', () => {
+    const file = path.join(workspace, 'notes.txt');
+    fs.writeFileSync(file, '');
+    const sandbox = policy([special('root', 'read'), { path: { type: 'path', path: file }, access: 'write' }]);
+    expect(confinementOf(sandbox, undefined)).toMatchObject({ writable: [file], readOnly: [], synthetic: [] });
+  });
+
   it('takes plain paths, native or as URIs, and refuses relative ones', () => {
     const sandbox = policy([
       special('root', 'read'),
