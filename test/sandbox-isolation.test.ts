@@ -89,6 +89,8 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
       'socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!";',
       `connect($s, pack_sockaddr_un("${socketPath}")) ? print scalar <$s> : print "refused: $!\\n";`,
       'socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) and print "pair works\\n";',
+      // A datagram socket could send to a host socket by its path (sendmsg is allowed, for pairs).
+      'socket(my $d, PF_UNIX, SOCK_DGRAM, 0) ? print "datagram made\\n" : print "datagram refused: $!\\n";',
     ].join('\n');
     try {
       const workspace = freshWorkspace();
@@ -96,6 +98,7 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
       const restricted = await sandboxed(workspace, 'perl client.pl');
       expect(restricted).toContain('refused: Operation not permitted');
       expect(restricted).toContain('pair works');
+      expect(restricted).toContain('datagram refused: Operation not permitted');
       const params = { ...startParams(workspace, 'perl client.pl'), sandbox: workspaceWrite(workspace, 'enabled') };
       await server.request('process/start', params);
       await server.waitClosed(params.processId);

@@ -6,8 +6,10 @@
  * calls fail with EPERM — connect, bind, listen, accept, send and receive of
  * several messages, shutdown, socket options and names, ptrace and io_uring
  * — and `socket`/`socketpair` for any family but AF_UNIX (a pair of local
- * sockets still works). A call from another ABI (x32) fails too, and a
- * foreign architecture's kills the process.
+ * stream sockets still works). Beyond Codex's, AF_UNIX datagram sockets
+ * fail too: `sendmsg` (allowed, for a pair's messages) could send one to a
+ * host socket by its path (/dev/log). A call from another ABI (x32) fails
+ * too, and a foreign architecture's kills the process.
  *
  * perl installs it inside the sandbox, just before it runs the program
  * (`process/perl.ts`): the filter is `prctl:seccomp:program` with the two
@@ -18,6 +20,7 @@ const BPF_LD_W_ABS = 0x20;
 const BPF_JEQ_K = 0x15;
 const BPF_JGE_K = 0x35;
 const BPF_RET_K = 0x06;
+const BPF_AND_K = 0x54;
 const RET_KILL_PROCESS = 0x80000000;
 const RET_ERRNO_EPERM = 0x00050000 | 1;
 const RET_ALLOW = 0x7fff0000;
@@ -26,6 +29,10 @@ const AF_UNIX = 1;
 const NR_OFFSET = 0;
 const ARCH_OFFSET = 4;
 const FIRST_ARGUMENT_OFFSET = 16;
+const SECOND_ARGUMENT_OFFSET = 24;
+/** A socket's type without its flags (SOCK_NONBLOCK, SOCK_CLOEXEC). */
+const SOCKET_TYPE_MASK = 0xf;
+const SOCK_DGRAM = 2;
 /** Set in the call numbers of x86-64's x32 ABI. */
 const X32_BIT = 0x40000000;
 
@@ -120,6 +127,9 @@ function program(table: ArchTable): Instruction[] {
     { label: 'family' },
     { code: BPF_LD_W_ABS, k: FIRST_ARGUMENT_OFFSET },
     { code: BPF_JEQ_K, k: AF_UNIX, jf: 'deny' },
+    { code: BPF_LD_W_ABS, k: SECOND_ARGUMENT_OFFSET },
+    { code: BPF_AND_K, k: SOCKET_TYPE_MASK },
+    { code: BPF_JEQ_K, k: SOCK_DGRAM, jt: 'deny' },
     { code: BPF_RET_K, k: RET_ALLOW },
     { label: 'deny' },
     { code: BPF_RET_K, k: RET_ERRNO_EPERM },
