@@ -47,6 +47,14 @@ function startParams(workspace: string, script: string, env: Record<string, stri
   };
 }
 
+/** The workspace's entries once the stand-ins are gone (released just after the closed notification). */
+async function entriesOnceReleased(workspace: string, expected: string[]): Promise<string[]> {
+  const deadline = Date.now() + 5000;
+  while (JSON.stringify(fs.readdirSync(workspace)) !== JSON.stringify(expected) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return fs.readdirSync(workspace);
+}
+
 async function sandboxed(workspace: string, script: string, env?: Record<string, string>): Promise<string> {
   const params = startParams(workspace, script, env);
   await server.request('process/start', params);
@@ -116,7 +124,7 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     );
     expect(output).not.toMatch(/MADE-/);
     expect(output).toMatch(/\.agents\n\.aws\n\.codex\n\.git\nlisted/); // read-only stand-ins inside
-    expect(fs.readdirSync(workspace)).toEqual([]);
+    expect(await entriesOnceReleased(workspace, [])).toEqual([]);
   });
 
   it("leaves a user's empty .git alone, and covers it read-only meanwhile", async () => {
@@ -124,7 +132,7 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     fs.mkdirSync(path.join(workspace, '.git'));
     const output = await sandboxed(workspace, 'mkdir .git/hooks && echo MADE');
     expect(output).toContain('Read-only file system');
-    expect(fs.readdirSync(workspace)).toEqual(['.git']);
+    expect(await entriesOnceReleased(workspace, ['.git'])).toEqual(['.git']);
     expect(fs.readdirSync(path.join(workspace, '.git'))).toEqual([]);
   });
 

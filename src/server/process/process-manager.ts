@@ -27,7 +27,6 @@ export const RETENTION_AFTER_CLOSE_MS = 30_000;
 /** EXT-DRAIN: how long escaped descendants may hold a pipe open after exit. */
 const PIPE_CLOSE_GRACE_MS = 2000;
 const DEFAULT_SIZE = { rows: 24, cols: 80 };
-
 type StartParams = DecodedParamsOf<'process/start'>;
 type ReadParams = DecodedParamsOf<'process/read'>;
 type WriteParams = DecodedParamsOf<'process/write'>;

@@ -30,6 +30,10 @@ export class SyntheticMounts {
   private readonly users = new Map<string, number>();
   /** The held stand-ins whose directories are stand-ins' (made by a server), not a user's. */
   private readonly removable = new Set<string>();
+  /** Let go of, to be removed by `flush`. */
+  private readonly toRemove = new Set<string>();
+  private flushScheduled = false;
+  private exitHooked = false;
 
   hold(confinement: Confinement): HeldConfinement {
     const heldElsewhere = (candidate: string) => this.users.has(candidate);
@@ -53,15 +57,13 @@ export class SyntheticMounts {
     return this.users.get(stand) ?? 0;
   }
 
-  private drop(stands: string[]): void {
-    const unused: string[] = [];
-    for (const stand of stands) {
-      const left = (this.users.get(stand) ?? 1) - 1;
-      if (left > 0) this.users.set(stand, left);
-      else {
-        this.users.delete(stand);
-        if (this.removable.delete(stand)) unused.push(stand);
-      }
+  /** Removes the stand-ins let go of (called soon after a release, and at exit). */
+  flush(): void {
+    const unused = [...this.toRemove].filter((stand) => !this.users.has(stand));
+    this.toRemove.clear();
+    if (this.users.size === 0 && this.exitHooked) {
+      process.off('exit', this.flushAtExit);
+      this.exitHooked = false;
     }
     if (unused.length === 0) return;
     // Another server's sandbox may stand on one (it took it for its own stand-in): that server removes it.
@@ -73,6 +75,30 @@ export class SyntheticMounts {
       } catch {
         // gone already, or not empty
       }
+    }
+  }
+
+  private readonly flushAtExit = () => this.flush();
+
+  /** Counts the release at once; the removal, which reads every mount table, runs on the next turn of the loop. */
+  private drop(stands: string[]): void {
+    for (const stand of stands) {
+      const left = (this.users.get(stand) ?? 1) - 1;
+      if (left > 0) this.users.set(stand, left);
+      else {
+        this.users.delete(stand);
+        if (this.removable.delete(stand)) this.toRemove.add(stand);
+      }
+    }
+    if (this.toRemove.size === 0 || this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+    if (!this.exitHooked) {
+      process.once('exit', this.flushAtExit); // a server that exits first still removes them
+      this.exitHooked = true;
     }
   }
 }

@@ -29,8 +29,10 @@ describe('SyntheticMounts', () => {
     expect(mounts.usersOf(stand)).toBe(2);
     first.release();
     first.release(); // once only
+    mounts.flush();
     expect(fs.existsSync(stand)).toBe(true);
     second.release();
+    mounts.flush(); // what the next turn of the loop does
     expect(fs.existsSync(stand)).toBe(false);
   });
 
@@ -39,12 +41,14 @@ describe('SyntheticMounts', () => {
     fs.mkdirSync(users);
     const mounts = new SyntheticMounts();
     mounts.hold(confinement([users])).release();
+    mounts.flush();
     expect(fs.existsSync(users)).toBe(true);
     const stand = path.join(root, '.codex');
     const held = mounts.hold(confinement([stand]));
     fs.chmodSync(stand, 0o700);
     fs.writeFileSync(path.join(stand, 'kept'), '');
     held.release();
+    mounts.flush();
     expect(fs.readdirSync(stand)).toEqual(['kept']);
   });
 });
