@@ -28,3 +28,16 @@ it('returns from a timed-out run once the process is killed, even if an escaped 
   expect(result).toMatchObject({ timedOut: true, exitCode: 137 });
   expect(Date.now() - started).toBeLessThan(2500); // not the 3 s the escaped sleep holds the pipe
 });
+
+it('gives buffered events to the first consumer, a listener registered before an iterator in the same tick', async () => {
+  const session = await client.start({ argv: ['sh', '-c', 'echo done'] });
+  await session.wait(); // everything is buffered by now
+  const heard: string[] = [];
+  const closed = new Promise((resolve) => session.once('closed', resolve));
+  session.on('event', (event) => heard.push(event.type));
+  const iterated: string[] = [];
+  for await (const event of session) iterated.push(event.type);
+  await closed;
+  expect(heard).toEqual(['output', 'exited', 'closed']);
+  expect(iterated).toEqual([]);
+});

@@ -75,10 +75,14 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   ) {
     super();
     if (!bufferEvents) this.backlog = undefined;
-    // 'newListener' fires before the listener is added: replay the backlog
-    // a microtask later, or the first listener would miss it.
+    // 'newListener' fires before the listener is added: the backlog is claimed now (a consumer
+    // attached later in this tick must not take it) and replayed a microtask later, once it is there.
     this.on('newListener', (name: string) => {
-      if (EVENT_NAMES.has(name)) queueMicrotask(() => this.attach(this.emitEvent));
+      if (!EVENT_NAMES.has(name) || this.consumers.has(this.emitEvent)) return;
+      const backlog = this.backlog ?? [];
+      this.backlog = undefined;
+      this.consumers.add(this.emitEvent);
+      if (backlog.length > 0) queueMicrotask(() => backlog.forEach(this.emitEvent));
     });
   }
 
