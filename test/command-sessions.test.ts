@@ -1,7 +1,8 @@
 /** The seed's interactive-session tests, against every executor. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommandSessionError, CommandSessions, type Executor } from '../src/index.js';
 import { executorKinds, referenceKinds } from './support/executors.js';
+import { findByCmdline, waitDead } from './support/proc.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', PS1: '$ ', HOME: '/tmp' };
 // Opt-in against the references: under a loaded CI run one case once saw the head of a
@@ -65,6 +66,23 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     expect(result.output.startsWith('Warning: requested timeout 120000ms exceeds maximum of 60000ms; clamping to 60000ms.\n')).toBe(true);
     expect(result.output).toContain('codex');
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses a NaN timeout, and ends execs starting or collecting when the sessions close, killing their processes', async () => {
+    await expect(sessions.exec({ input: ['true'], timeoutMs: Number.NaN })).rejects.toThrow(RangeError);
+    const own = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
+    const started = Date.now();
+    // One still starting when close() runs, one already collecting: both end, their processes killed.
+    const starting = own.exec({ input: ['sleep', '30.511'], timeoutMs: 20_000 });
+    await own.close();
+    expect(await starting).toEqual({ output: '' });
+    const later = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
+    const collecting = later.exec({ input: ['sh', '-c', 'echo up; exec sleep 30.512'], timeoutMs: 20_000 });
+    await vi.waitFor(() => expect(findByCmdline('30.512')).not.toEqual([]));
+    await later.close();
+    expect(await collecting).not.toHaveProperty('sessionId'); // over, its process gone
+    expect(await waitDead([...findByCmdline('30.511'), ...findByCmdline('30.512')])).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('does not keep completed commands', async () => {

@@ -55,6 +55,7 @@ export class CommandSessions {
   private readonly sessions = new Map<number, Session>();
   private readonly byProcess = new Map<string, Session>();
   private nextId = 1;
+  private closing = false;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -115,6 +116,11 @@ export class CommandSessions {
     }
     const id = this.nextId++;
     this.sessions.set(id, session);
+    if (this.closing) {
+      // close() ran while it started: it goes the way of the others.
+      await this.executor.terminate(session.processId).catch(() => false);
+      session.closed = true;
+    }
     return [id, session];
   }
 
@@ -130,8 +136,15 @@ export class CommandSessions {
 
   /** Terminates every session and stops listening. */
   async close(): Promise<void> {
+    this.closing = true;
     this.unsubscribe();
-    await Promise.all([...this.sessions.values()].map((s) => this.executor.terminate(s.processId).catch(() => false)));
+    const sessions = [...this.sessions.values()];
+    await Promise.all(sessions.map((s) => this.executor.terminate(s.processId).catch(() => false)));
+    // No closed event will come now: an exec still collecting returns what it has, as for an exited process.
+    for (const session of sessions) {
+      session.closed = true;
+      session.output.wake();
+    }
     this.sessions.clear();
     this.byProcess.clear();
   }
@@ -139,6 +152,7 @@ export class CommandSessions {
 
 function clampTimeout(requested: number | undefined): [number, string] {
   if (requested === undefined) return [DEFAULT_TIMEOUT_MS, ''];
+  if (Number.isNaN(requested)) throw new RangeError('timeoutMs must be a number of milliseconds, got NaN');
   if (requested > MAX_TIMEOUT_MS) {
     return [
       MAX_TIMEOUT_MS,
