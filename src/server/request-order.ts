@@ -8,13 +8,16 @@
  * and are still answered in order. A request that may overtake runs once
  * everything before it has started.
  */
+/** Everything so far has started: one settled promise for every request that starts at once (the common case). */
+const STARTED: Promise<void> = Promise.resolve();
+
 export class RequestOrder {
   /** Ordered tasks not finished yet. */
   private pending = 0;
   /** Settles when the last ordered task has finished. */
-  private finished: Promise<void> = Promise.resolve();
+  private finished: Promise<void> = STARTED;
   /** Settles when the last ordered task has started. */
-  private started: Promise<void> = Promise.resolve();
+  private started: Promise<void> = STARTED;
   /** Whether the last ordered task is shareable and running. */
   private tailShared = false;
 
@@ -28,10 +31,13 @@ export class RequestOrder {
     const startNow = this.pending === 0 || (shareable && this.tailShared);
     if (startNow) {
       const running = task();
-      // A shared task may fail before the one ahead of it finishes: its rejection is passed on then, not lost as unhandled.
-      running.catch(() => undefined);
-      result = this.pending === 0 ? running : this.finished.then(() => running);
-      this.started = Promise.resolve();
+      if (this.pending === 0) result = running;
+      else {
+        // A shared task may fail before the one ahead of it finishes: its rejection is passed on then, not lost as unhandled.
+        running.catch(() => undefined);
+        result = this.finished.then(() => running);
+      }
+      this.started = STARTED;
     } else {
       let markStarted!: () => void;
       this.started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -42,12 +48,13 @@ export class RequestOrder {
     }
     this.tailShared = shareable && startNow;
     this.pending++;
-    const done = () => {
-      this.pending--;
-    };
-    this.finished = result.then(done, done);
+    this.finished = result.then(this.done, this.done);
     return result;
   }
+
+  private readonly done = (): void => {
+    this.pending--;
+  };
 
   /** Runs `task` once every task before it has started (at once when none is waiting). */
   overtaking<T>(task: () => Promise<T>): Promise<T> {
