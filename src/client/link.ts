@@ -15,6 +15,7 @@ const INPUT_ENDED = '$/exec-server/inputEnded';
 const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_ENDED };
 /** Its mark for the server's input closed under it, queued behind what was read by then. */
 const OUTPUT_CLOSED = '$/exec-server/outputClosed';
+const OUTPUT_CLOSED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: OUTPUT_CLOSED };
 
 export interface LinkEvents {
   notification(method: string, params: unknown): void;
@@ -86,7 +87,7 @@ export class Link {
       if (output.writableEnded) return;
       // A server's stdin closes when it exits, which the loop may see before it has read what the
       // server wrote last: a poll phase reads what is in the pipe, then the mark goes behind it.
-      setImmediate(() => setImmediate(() => reader.deliver({ jsonrpc: '2.0', method: OUTPUT_CLOSED } as NotificationMessage)));
+      setImmediate(() => setImmediate(() => reader.deliver(OUTPUT_CLOSED_MESSAGE)));
     });
     this.connection.listen();
   }

@@ -78,11 +78,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     // 'newListener' fires before the listener is added: the backlog is claimed now (a consumer
     // attached later in this tick must not take it) and replayed a microtask later, once it is there.
     this.on('newListener', (name: string) => {
-      if (!EVENT_NAMES.has(name) || this.consumers.has(this.emitEvent)) return;
-      const backlog = this.backlog ?? [];
-      this.backlog = undefined;
-      this.consumers.add(this.emitEvent);
-      if (backlog.length > 0) queueMicrotask(() => backlog.forEach(this.emitEvent));
+      if (EVENT_NAMES.has(name)) this.attach(this.emitEvent, true);
     });
   }
 
@@ -150,12 +146,14 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     }
   }
 
-  private attach(consumer: Consumer): void {
+  /** Adds `consumer`, handing it the backlog, at once or (`replayLater`) a microtask later. */
+  private attach(consumer: Consumer, replayLater = false): void {
     if (this.consumers.has(consumer)) return;
     this.consumers.add(consumer);
-    const backlog = this.backlog;
+    const backlog = this.backlog ?? [];
     this.backlog = undefined;
-    for (const event of backlog ?? []) consumer(event);
+    if (replayLater && backlog.length > 0) queueMicrotask(() => backlog.forEach(consumer));
+    else backlog.forEach(consumer);
   }
 
   private readonly emitEvent: Consumer = (event) => {
