@@ -35,14 +35,16 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[]): P
   // Under a writable root that is a directory: a file bound writable has nothing under it.
   const directories = writable.filter((root) => isDirectory(root));
   const protectedNames = directories.flatMap((root) => PROTECTED_NAMES.map((name) => path.join(root, name)));
+  // Each writable root as given and as its real path, resolved once.
+  const bases = [...new Set(writable.flatMap((root) => [root, realOrSelf(root)]))];
   const result: ProtectedPaths = { readOnly: [], synthetic: [] };
   const add = (list: string[], entry: string) => list.includes(entry) || list.push(entry);
   for (const candidate of new Set([...policyReadOnly, ...protectedNames])) {
-    refuseWritableSymlink(candidate, writable);
+    refuseWritableSymlink(candidate, bases);
     const missing = firstMissing(candidate) ?? (protectedNames.includes(candidate) && isEmptyDirectory(candidate) ? candidate : undefined);
     if (missing === undefined) add(result.readOnly, candidate);
     // A missing path outside every writable root cannot be created: the whole file system is read-only there.
-    else if (insideAny(missing, writable)) add(result.synthetic, missing);
+    else if (bases.some((base) => isBelow(missing, base))) add(result.synthetic, missing);
   }
   return result;
 }
@@ -74,19 +76,15 @@ function firstMissing(target: string): string | undefined {
   return undefined;
 }
 
-function insideAny(candidate: string, roots: string[]): boolean {
-  return roots.some((root) => [root, realOrSelf(root)].some((base) => isBelow(candidate, base)));
-}
-
 /** Whether `candidate` is strictly below `base`. */
 function isBelow(candidate: string, base: string): boolean {
   const relative = path.relative(base, candidate);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
-/** Refuses `readOnly` when a component of it below a writable root is a symlink. */
-function refuseWritableSymlink(readOnly: string, writable: string[]): void {
-  for (const root of writable.flatMap((root) => [root, realOrSelf(root)])) {
+/** Refuses `readOnly` when a component of it below a writable root (`bases`) is a symlink. */
+function refuseWritableSymlink(readOnly: string, bases: string[]): void {
+  for (const root of bases) {
     if (!isBelow(readOnly, root)) continue;
     let current = root;
     for (const part of path.relative(root, readOnly).split(path.sep)) {
