@@ -118,4 +118,32 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     expect(result.output.endsWith('TAIL')).toBe(true);
     expect(result.output).not.toContain('\uFFFD');
   });
+
+  it('cuts output that piled up between two calls the same way: head, marked middle, tail, whole characters', async () => {
+    const burst = 'printf "HEAD"; i=0; while [ $i -lt 4000 ]; do printf "ééééééééééééééééééééééééééééééé"; i=$((i+1)); done; printf "TAIL"';
+    const opened = await sessions.exec({ input: ['sh', '-c', `read go; ${burst}; read end`], timeoutMs: 0 });
+    const id = opened.sessionId!;
+    let seen = '';
+    const burstDone = new Promise<void>((resolve) => {
+      const stop = executor.onEvent((_processId, event) => {
+        if (event.type !== 'output') return;
+        seen = (seen + event.chunk.toString('latin1')).slice(-8);
+        if (seen.endsWith('TAIL')) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    await sessions.exec({ sessionId: id, input: ['go\n'], timeoutMs: 0 });
+    await burstDone;
+    const result = await sessions.exec({ sessionId: id, input: [], timeoutMs: 0 });
+    expect(result.sessionId).toBe(id);
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(128 * 1024);
+    // Compared in short pieces: a failure must not print 128 KiB.
+    expect(result.output.slice(0, 12)).toMatch(/^(go\r\n)?HEADéé/);
+    expect(/éé\n…\d+ bytes truncated…\néé/.exec(result.output)?.[0]).toBeDefined();
+    expect(result.output.slice(-6)).toBe('ééTAIL');
+    expect(result.output.includes('\uFFFD')).toBe(false);
+    await sessions.exec({ sessionId: id, input: ['\n'], timeoutMs: 2000 });
+  });
 });

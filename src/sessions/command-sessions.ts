@@ -7,7 +7,6 @@
 import { randomUuid } from '../protocol/random-ids.js';
 import type { Executor, ProcessEvent } from '../executor/executor.js';
 import { SessionOutput } from './session-output.js';
-import { HeadTail } from './head-tail.js';
 
 export const DEFAULT_TIMEOUT_MS = 1000;
 export const MAX_TIMEOUT_MS = 60_000;
@@ -80,16 +79,10 @@ export class CommandSessions {
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
     const [id, session] =
       request.sessionId === undefined ? await this.open(request.input) : await this.resume(request.sessionId, request.input);
-    const deadline = Date.now() + timeoutMs;
-    const collected = new HeadTail(OUTPUT_MAX_BYTES);
-    for (;;) {
-      collected.push(session.output.drain());
-      if (session.closed || Date.now() >= deadline) break;
-      await session.output.waitForChange(deadline - Date.now());
-    }
+    // Output keeps coming in until the deadline; only the session's end cuts the wait short.
+    if (!session.closed && timeoutMs > 0) await session.output.waitForEnd(timeoutMs);
     // An unfinished character waits for the rest of its bytes in the next call.
-    if (!session.closed) session.output.unshift(collected.takeIncompleteEnd());
-    const output = warning + collected.text();
+    const output = warning + session.output.take(!session.closed);
     if (session.closed) {
       this.sessions.delete(id);
       return { output };

@@ -1,50 +1,37 @@
 /**
- * The output a command session has produced since its last `exec` call:
- * at most `limit` bytes, oldest bytes dropped first (trimming a chunk if needed).
+ * The output a command session has produced since its last `exec` call
+ * returned. It is kept as `HeadTail` keeps it, in bounded memory, so that
+ * output piling up between two calls comes out as output during one call
+ * does: head and tail, the middle cut and marked, no character split.
  */
+import { HeadTail } from './head-tail.js';
+
 export class SessionOutput {
-  private chunks: Buffer[] = [];
-  private bytes = 0;
+  private collected: HeadTail;
   private waiters: Array<() => void> = [];
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    this.collected = new HeadTail(limit);
+  }
 
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.bytes += chunk.length;
-    let excess = this.bytes - this.limit;
-    while (excess > 0 && this.chunks.length > 0) {
-      const front = this.chunks[0]!;
-      if (front.length <= excess) {
-        this.chunks.shift();
-        this.bytes -= front.length;
-        excess -= front.length;
-      } else {
-        this.chunks[0] = front.subarray(excess);
-        this.bytes -= excess;
-        excess = 0;
-      }
-    }
-    this.wake();
+    this.collected.push(chunk);
   }
 
-  /** Takes everything collected so far. */
-  drain(): Buffer {
-    const all = Buffer.concat(this.chunks, this.bytes);
-    this.chunks = [];
-    this.bytes = 0;
-    return all;
+  /**
+   * The text collected since the last take. `keepIncompleteEnd`: an
+   * unfinished character at the end is held back for the next take, when
+   * the rest of its bytes will have come.
+   */
+  take(keepIncompleteEnd: boolean): string {
+    const taken = this.collected;
+    this.collected = new HeadTail(this.limit);
+    if (keepIncompleteEnd) this.collected.push(taken.takeIncompleteEnd());
+    return taken.text();
   }
 
-  /** Puts bytes back in front (an incomplete UTF-8 sequence kept for the next call). */
-  unshift(bytes: Buffer): void {
-    if (bytes.length === 0) return;
-    this.chunks.unshift(bytes);
-    this.bytes += bytes.length;
-  }
-
-  /** Resolves on the next push or wake, or after `ms`. */
-  waitForChange(ms: number): Promise<void> {
+  /** Resolves when `wake` is called (the session ended), or after `ms`. */
+  waitForEnd(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
