@@ -76,6 +76,20 @@ describe('exec-server --listen ws://', () => {
     }
   });
 
+  it('takes an answer frame over the ws package default of 100 MiB (a 90 MiB file read whole)', async () => {
+    const file = path.join(dir, 'big');
+    const data = Buffer.alloc(90 * 1024 * 1024, 7);
+    data.write('end', data.length - 3);
+    fs.writeFileSync(file, data);
+    const client = await ExecServerClient.connectWebSocket(url, { token: TOKEN });
+    try {
+      expect((await client.readFile(file)).equals(data)).toBe(true);
+    } finally {
+      await client.close();
+      fs.rmSync(file);
+    }
+  });
+
   it('refuses the connection with a clear error when the token is wrong', async () => {
     await expect(ExecServerClient.connectWebSocket(url, { token: 'nope' })).rejects.toMatchObject({
       kind: 'connectFailed',

@@ -10,6 +10,15 @@ import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { PendingCalls } from './pending-calls.js';
 
+/**
+ * The longest line (or WebSocket frame) taken from a server. Answers may be
+ * far longer than any request: an `fs/readFile` answer reaches 716 MB, and a
+ * buffered HTTP body has no limit. Their base64 is decoded piece by piece
+ * (`transport/large-line.ts`); the bound only stops a server that never
+ * ends its line.
+ */
+export const MAX_ANSWER_BYTES = 2 * 1024 ** 3;
+
 /** The reader's mark for the end of the server's output, queued behind what came before it. */
 const INPUT_ENDED = '$/exec-server/inputEnded';
 const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_ENDED };
@@ -65,7 +74,9 @@ export class Link {
     this.drop = new Promise<never>((_, reject) => (this.rejectDrop = reject));
     this.drop.catch(() => undefined);
     const reader = new LineMessageReader(input, {
-      onInvalidLine: (_error, line) => events.invalidLine(line ?? '<invalid bytes>'),
+      maxLineBytes: MAX_ANSWER_BYTES,
+      // Without the line (too long to keep, not UTF-8), the reader's error says what it was.
+      onInvalidLine: (error, line) => events.invalidLine(line ?? `<${error.message}>`),
       endMessage: INPUT_ENDED_MESSAGE,
       closeOnEnd: true,
       answerPayloads: true,

@@ -1,7 +1,7 @@
 /** The client's end of a WebSocket connection to an exec-server, as the streams the client reads and writes. */
 import { webSocketStreams } from '../transport/websocket-streams.js';
 import { ClientErrors } from './errors.js';
-import type { LinkTransport } from './link.js';
+import { type LinkTransport, MAX_ANSWER_BYTES } from './link.js';
 
 /**
  * Opens `url` (with `token` as the Bearer token); rejects with a
@@ -13,7 +13,11 @@ export async function openWebSocket(url: string, token: string | undefined, hand
   // Loaded on first use: a client that never connects over WebSocket does not pay for it.
   const { WebSocket } = await import('ws');
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const socket = new WebSocket(url, { headers, ...(handshakeTimeoutMs ? { handshakeTimeout: handshakeTimeoutMs } : {}) });
+  const socket = new WebSocket(url, {
+    headers,
+    maxPayload: MAX_ANSWER_BYTES,
+    ...(handshakeTimeoutMs ? { handshakeTimeout: handshakeTimeoutMs } : {}),
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (_request, response) => {

@@ -7,10 +7,11 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { Errors, ErrorTexts, ProtocolError } from '../../protocol/errors.js';
-import type { DecodedParamsOf } from '../../protocol/methods.js';
+import { Base64Payload } from '../../protocol/base64-payload.js';
+import type { DecodedParamsOf, ProducedResultOf } from '../../protocol/methods.js';
 import { Notification } from '../../protocol/notifications.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
-import type { HttpBodyDeltaNotification, HttpHeader, HttpRequestResult } from '../../protocol/types.js';
+import type { HttpBodyDeltaNotification, HttpHeader } from '../../protocol/types.js';
 import { countHop, type Hop, isRedirect, nextHop, redirectTarget } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
@@ -86,7 +87,7 @@ export class HttpClient {
     }
   }
 
-  async request(params: Params, decodeBase64: Base64Decoder): Promise<HttpRequestResult> {
+  async request(params: Params, decodeBase64: Base64Decoder): Promise<ProducedResultOf<'http/request'>> {
     const valid = validateRequest(params, decodeBase64, this.env);
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
@@ -113,7 +114,8 @@ export class HttpClient {
     }
     try {
       const body = Buffer.from(await response.body.arrayBuffer());
-      return { ...head, bodyBase64: body.toString('base64') };
+      // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
+      return { ...head, bodyBase64: new Base64Payload(body) };
     } catch {
       throw Errors.httpBodyFailed();
     } finally {
