@@ -42,7 +42,8 @@ async function scenario(files: string[], steps: Step[], compare = true): Promise
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
       fs.writeFileSync(path.join(dir, file), 'x');
     }
-    const at = (relative: string) => path.join(dir, relative);
+    // An absolute path stays as it is (a pseudo file system's).
+    const at = (relative: string) => (path.isAbsolute(relative) ? relative : path.join(dir, relative));
     const uri = (relative: string) => pathToFileURL(at(relative)).href;
     const log: unknown[] = [];
     let consumed = notifications(server).length;
@@ -144,6 +145,30 @@ describe('fs/watchMissing', () => {
       { watching: true },
       { quiet: true },
       { watchId: 14 },
+    ]);
+  });
+});
+
+describe('fs/watchMissing on file systems whose changes a watch may miss', () => {
+  it('refuses a path through a directory on proc, sysfs or devpts, and takes one on tmpfs', async () => {
+    const seen = await scenario(
+      [],
+      [
+        ['watch', 1, ['/proc/exec-server-absent']],
+        ['watch', 2, ['/sys/exec-server-absent/x']],
+        ['watch', 3, ['/dev/pts/exec-server-absent']],
+        ['watch', 4, ['new'], '/proc/cpuinfo'],
+        ['watch', 5, ['/dev/shm/exec-server-absent']],
+        ['watch', 6, ['new'], '/dev/shm'],
+      ],
+    );
+    expect(seen).toEqual([
+      { watching: false },
+      { watching: false },
+      { watching: false },
+      { watching: false },
+      { watching: true },
+      { watching: true },
     ]);
   });
 });

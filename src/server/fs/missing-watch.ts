@@ -8,7 +8,9 @@
  * already exists (by lstat: a dangling symlink counts), when `missing` is
  * empty, when `present` does not exist, or when any path goes through a
  * symlink that exists (`present` itself, or a directory on the way to any
- * path: `/var/run/x` where `/var/run` → `/run`), as the reference refuses it.
+ * path: `/var/run/x` where `/var/run` → `/run`), or through a directory on
+ * a file system whose changes a watch may miss (proc, sysfs, a network file
+ * system), as the reference refuses it.
  *
  * Each path is watched through the nearest directory that exists (inotify
  * by `fs.watch`), for the one name that matters there.
@@ -41,11 +43,49 @@ function throughSymlink(target: string): boolean {
   return false;
 }
 
+/**
+ * The file systems whose changes inotify sees in full: local disk and memory
+ * ones (`statfs` types). Codex 0.169 accepts a watch through ext4, tmpfs and
+ * overlay, and refuses one through proc, sysfs, devpts, cgroup2, debugfs,
+ * tracefs, bpf, hugetlbfs, securityfs, pstore, fusectl, binfmt_misc, mqueue
+ * and ramfs (tried here); the other disk file systems are accepted here
+ * because a watch works on them. Network and FUSE file systems are not: a
+ * change made on another machine makes no event.
+ */
+const WATCHABLE_FILESYSTEMS = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x01021994, // tmpfs, devtmpfs
+  0x794c7630, // overlay
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0xca451a4e, // bcachefs
+]);
+
+/** Whether an existing directory on the way to `target` (its last component left out) is on another file system. */
+function throughUnwatchedFilesystem(target: string): boolean {
+  const components = path.dirname(target).split('/').filter(Boolean);
+  let directory = '/';
+  for (let i = 0; ; i++) {
+    let type: number;
+    try {
+      type = fs.statfsSync(directory).type;
+    } catch {
+      return false; // nothing further exists
+    }
+    if (!WATCHABLE_FILESYSTEMS.has(type)) return true;
+    if (i === components.length) return false;
+    directory = path.join(directory, components[i]!);
+  }
+}
+
 /** Why a watch is refused (answered false) before it starts. */
 function refused(missing: string[], present: string | undefined): boolean {
   if (missing.length === 0 || missing.some(exists)) return true;
   if (present !== undefined && !exists(present)) return true;
-  return [...missing, ...(present === undefined ? [] : [present])].some(throughSymlink);
+  const paths = [...missing, ...(present === undefined ? [] : [present])];
+  return paths.some(throughSymlink) || paths.some(throughUnwatchedFilesystem);
 }
 
 /** The nearest existing ancestor of a missing path, and the name in it that would begin the path. */
