@@ -64,6 +64,11 @@ describe('PTY processes (§3.8)', () => {
     ).toBe(true);
   });
 
+  it('finds its end-of-output marker when the child turned on olcuc (no stray BEL, no 2 s wait)', async () => {
+    const { output, exitCode } = await runTty(['sh', '-c', 'stty olcuc; echo done']);
+    expect([output, exitCode]).toEqual(['DONE\r\n', 0]);
+  });
+
   it('honours size on start and process/resize (EXT-RESIZE)', async () => {
     expect((await runTty(['stty', 'size'], { size: { rows: 40, cols: 120 } })).output).toBe('40 120\r\n');
     expect(

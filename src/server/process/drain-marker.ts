@@ -6,9 +6,14 @@
  */
 import { randomHex } from '../../protocol/random-ids.js';
 
-/** A marker no program will print by chance: BEL, a random token, BEL. */
+/**
+ * A marker no program will print by chance: BEL, a random token, BEL. It
+ * goes out through the terminal's output processing as the child left it,
+ * so it holds only what no output flag changes: `olcuc` upper-cases
+ * letters, the others touch only CR, NL, tab and other control characters.
+ */
 export function newDrainMarker(): Buffer {
-  return Buffer.from(`\u0007exec-server-drain-${randomHex(12)}\u0007`);
+  return Buffer.from(`\u0007EXEC-SERVER-DRAIN-${randomHex(12).toUpperCase()}\u0007`);
 }
 
 export class MarkerSearch {

@@ -35,6 +35,13 @@ describe('MarkerSearch', () => {
     expect(search.push(Buffer.from('\u0007END\u0007tail'))).toEqual({ output: Buffer.from('more'), found: true });
   });
 
+  it('is made of what no terminal output flag changes (olcuc upper-cases letters)', () => {
+    const marker = newDrainMarker().toString('latin1');
+    const BEL = '\u0007';
+    expect([marker.at(0), marker.at(-1)]).toEqual([BEL, BEL]);
+    expect(marker.slice(1, -1)).toMatch(/^[A-Z0-9-]+$/);
+  });
+
   it('makes a fresh marker each time', () => {
     expect(newDrainMarker().equals(newDrainMarker())).toBe(false);
   });
