@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecServerClient } from '../src/index.js';
 import { type Contestant, contestants, hasReference } from './support/differential.js';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
 
@@ -109,5 +110,26 @@ describe('http/request redirects, side by side with the reference', () => {
       code: -32603,
       message: 'http/request failed: redirect target uses unsupported URL scheme: ftp',
     });
+  });
+
+  it('lets the client library stop at the first redirect, and refuses that over generation 1', async () => {
+    const url = `${base}/start?status=302&to=/landing`;
+    const modern = await ExecServerClient.spawn();
+    const legacy = await ExecServerClient.spawn({ protocolGeneration: 1 });
+    try {
+      const stopped = await modern.httpRequest({ method: 'GET', url, redirectPolicy: 'stop' });
+      expect([stopped.status, stopped.headers.find((header) => header.name === 'location')?.value]).toEqual([302, '/landing']);
+      const streamed = await modern.httpRequestStream({ method: 'GET', url, redirectPolicy: 'stop' });
+      expect(streamed.status).toBe(302);
+      for await (const _chunk of streamed.body); // to its end
+      expect((await modern.httpRequest({ method: 'GET', url })).body.toString()).toBe('landed');
+      const refusal = { message: 'redirectPolicy is not supported: protocol generation 1 always follows redirects' };
+      await expect(legacy.httpRequest({ method: 'GET', url, redirectPolicy: 'stop' })).rejects.toMatchObject(refusal);
+      await expect(legacy.httpRequestStream({ method: 'GET', url, redirectPolicy: 'stop' })).rejects.toMatchObject(refusal);
+      expect((await legacy.httpRequest({ method: 'GET', url, redirectPolicy: 'follow' })).status).toBe(200);
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
   });
 });

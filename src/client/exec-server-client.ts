@@ -271,13 +271,13 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   /** Makes an HTTP request from the server's machine and collects the body. */
   async httpRequest(options: HttpRequestOptions): Promise<HttpResponse> {
-    const result = await this.call('http/request', httpParams(options, false));
+    const result = await this.call('http/request', httpParams(options, false, this.generation));
     return { status: result.status, headers: result.headers, body: bytesOf(result.bodyBase64) };
   }
 
   /** Like `httpRequest`, but resolves at the headers and streams the body. */
   httpRequestStream(options: HttpRequestOptions): Promise<HttpStreamResponse> {
-    return this.bodies.request(options, (params) => this.call('http/request', params));
+    return this.bodies.request(options, this.generation, (params) => this.call('http/request', params));
   }
 
   /**

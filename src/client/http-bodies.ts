@@ -8,6 +8,7 @@ import type { HttpBodyDeltaNotification, HttpHeader } from '../protocol/types.js
 import { ClientErrors } from './errors.js';
 import { EventQueue } from './event-queue.js';
 import type { HttpRequestOptions, HttpStreamResponse } from './options.js';
+import type { ServerGeneration } from './server-generation.js';
 
 export class HttpBodies {
   private readonly bodies = new Map<string, EventQueue<Buffer | Error>>();
@@ -22,9 +23,10 @@ export class HttpBodies {
   /** Sends a streamed request with `send` and resolves at its headers, with the body as it arrives. */
   async request(
     options: HttpRequestOptions,
+    generation: ServerGeneration,
     send: (params: ReturnType<typeof httpParams>) => Promise<{ status: number; headers: HttpHeader[] }>,
   ): Promise<HttpStreamResponse> {
-    const params = httpParams(options, true);
+    const params = httpParams(options, true, generation);
     // The server refuses it too; asking would take the first body's place here, which would then never end.
     if (this.bodies.has(params.requestId)) throw ClientErrors.fromServer(Errors.httpStreamActive(params.requestId));
     const body = this.open(params.requestId);
@@ -59,7 +61,10 @@ export class HttpBodies {
 }
 
 /** `http/request`'s params for `options`. */
-export function httpParams(options: HttpRequestOptions, streamResponse: boolean) {
+export function httpParams(options: HttpRequestOptions, streamResponse: boolean, generation: ServerGeneration) {
+  // Generation 1 has no redirectPolicy: its server would follow the redirect. Refused, never dropped.
+  if (options.redirectPolicy === 'stop' && generation.value === 1)
+    throw ClientErrors.fromServer(Errors.unsupportedMember('redirectPolicy', 'protocol generation 1 always follows redirects'));
   return {
     method: options.method,
     url: options.url,
@@ -68,6 +73,7 @@ export function httpParams(options: HttpRequestOptions, streamResponse: boolean)
     bodyBase64: options.body === undefined ? null : Buffer.from(options.body).toString('base64'),
     timeoutMs: options.timeoutMs ?? null,
     streamResponse,
+    ...(options.redirectPolicy ? { redirectPolicy: options.redirectPolicy } : {}),
   };
 }
 

@@ -88,6 +88,12 @@ export interface HttpRequestOptions {
   body?: Uint8Array | string;
   timeoutMs?: number;
   requestId?: string;
+  /**
+   * `follow` (default): redirects are followed, at most ten. `stop`: the
+   * first redirect is the answer. Refused over a generation-1 server, which
+   * has no such member and would follow it.
+   */
+  redirectPolicy?: 'follow' | 'stop';
 }
 
 export interface HttpResponse {
