@@ -127,6 +127,18 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     expect(await entriesOnceReleased(workspace, [])).toEqual([]);
   });
 
+  it('keeps the stand-ins whole for starts in quick succession and side by side, while earlier ones are removed', async () => {
+    const workspace = freshWorkspace();
+    const probe =
+      'for p in .git .codex .agents .aws; do [ -d $p ] && touch $p/x 2>/dev/null && echo "WROTE $p"; [ -d $p ] || echo "MISSING $p"; done; echo checked';
+    const outputs: string[] = [];
+    for (let i = 0; i < 12; i++) outputs.push(await sandboxed(workspace, probe));
+    for (let round = 0; round < 3; round++) outputs.push(...(await Promise.all([0, 1, 2, 3].map(() => sandboxed(workspace, probe)))));
+    // (bash under the network filter also reads ~/.bashrc, whatever that prints: see the README)
+    expect(outputs.filter((output) => /WROTE|MISSING/.test(output) || !output.endsWith('checked\n'))).toEqual([]);
+    expect(await entriesOnceReleased(workspace, [])).toEqual([]);
+  });
+
   it("leaves a user's empty .git alone, and covers it read-only meanwhile", async () => {
     const workspace = freshWorkspace();
     fs.mkdirSync(path.join(workspace, '.git'));
