@@ -11,7 +11,9 @@ import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
-import { confineStart } from '../sandbox/confine-start.js';
+import { confined, findBwrap } from '../sandbox/bwrap.js';
+import { confinementOf } from '../sandbox/policy.js';
+import type { HeldConfinement } from '../sandbox/synthetic-mounts.js';
 import { buildEnvironment, sortedByName } from './env-policy.js';
 import { ManagedProcess, type ProcessEventSink } from './managed-process.js';
 import { PipeChild } from './pipe-child.js';
@@ -69,14 +71,7 @@ export class ProcessManager {
     if (argv.length === 0) throw Errors.emptyArgv();
     if (this.processes.has(processId)) throw Errors.processExists(processId);
     refuseUnsupported(params);
-    const context = { mounts: this.runtime.syntheticMounts, bwrapPath: this.bwrapPath, serverTmpdir: this.serverEnv.TMPDIR };
-    const confining = confineStart(this.spawnRequest(params), params.sandbox, tty, context);
-    // Only a sandboxed start waits (for its stand-ins): any other is in the table at once, as before.
-    const { request, held } = confining instanceof Promise ? await confining : confining;
-    if (this.processes.has(processId)) {
-      held?.release(); // started by another request while the sandbox's stand-ins were waited for
-      throw Errors.processExists(processId);
-    }
+    const { request, held } = this.confine(this.spawnRequest(params), params.sandbox, tty);
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink, this.runtime.outputSlabs);
     process.sandboxed = held !== undefined;
     this.processes.set(processId, process);
@@ -101,6 +96,21 @@ export class ProcessManager {
     };
     if (this.sink.generation() === 1) return { processId };
     return { processId, sandboxType: held ? 'linuxSeccomp' : 'none' };
+  }
+
+  /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */
+  private confine(request: SpawnRequest, sandbox: unknown, tty: boolean): { request: SpawnRequest; held?: HeldConfinement } {
+    const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR);
+    if (!confinement) return { request };
+    const bwrap = findBwrap(this.bwrapPath);
+    if (!bwrap) throw Errors.sandboxUnavailable(); // never run unconfined
+    const held = this.runtime.syntheticMounts.hold(confinement);
+    try {
+      return { request: confined(request, held.confinement, bwrap, tty), held };
+    } catch (error) {
+      held.release(); // its stand-ins were made: nothing will use them
+      throw error;
+    }
   }
 
   private spawnRequest(params: StartParams): SpawnRequest {

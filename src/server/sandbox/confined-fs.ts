@@ -26,8 +26,6 @@ const HELPER_TIMEOUT_MS = 30_000;
 
 export class FsSandbox {
   private readonly helpers = new Set<ChildProcess>();
-  /** Set when the session ends: a request still waiting for its stand-ins starts no helper. */
-  private stopped = false;
 
   constructor(
     /** The bwrap to use (default: `bwrap` on PATH). */
@@ -48,19 +46,14 @@ export class FsSandbox {
 
   /** Kills helpers still running (the session is ending): their requests fail. */
   stopAll(): void {
-    this.stopped = true;
     for (const helper of this.helpers) helper.kill('SIGKILL');
   }
 
   /** Runs `op` in the helper under `confinement`; its result, or its error as a `ProtocolError`. */
-  async run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
+  run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
     const bwrap = findBwrap(this.bwrapPath);
-    if (!bwrap) throw Errors.sandboxUnavailable();
-    const held = await this.runtime.syntheticMounts.hold(confinement);
-    if (this.stopped) {
-      held.release();
-      throw Errors.internal('confined fs helper: the session ended');
-    }
+    if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
+    const held = this.runtime.syntheticMounts.hold(confinement);
     const args = [...bwrapArgs(held.confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     this.runtime.prepare();
     return new Promise<T>((resolve, reject) => {

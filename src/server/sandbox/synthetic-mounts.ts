@@ -16,7 +16,7 @@
  * server.
  */
 import fs from 'node:fs';
-import { mountedElsewhere, mountedElsewhereSoon } from './mount-table.js';
+import { mountedElsewhere } from './mount-table.js';
 import type { Confinement } from './policy.js';
 
 export interface HeldConfinement {
@@ -30,29 +30,17 @@ export class SyntheticMounts {
   private readonly users = new Map<string, number>();
   /** The held stand-ins whose directories are stand-ins' (made by a server), not a user's. */
   private readonly removable = new Set<string>();
-  /** Let go of: removed once the mount tables, read off the loop, say no other namespace stands on them. */
+  /** Let go of, to be removed by `flush`. */
   private readonly toRemove = new Set<string>();
-  /** Stand-ins whose directory is being removed now. */
-  private readonly rmdirs = new Map<string, Promise<void>>();
-  private readonly flushes = new Set<Promise<unknown>>();
   private flushScheduled = false;
   private exitHooked = false;
 
-  /**
-   * Holds the stand-ins of `confinement` for one child. An existing path
-   * that is a stand-in (ours, held or not yet removed; or another server's,
-   * by its mark) is taken as a stand-in again, not as the directory it looks
-   * like: a tmpfs on it is the same cover, and bwrap makes its mount point
-   * again if the stand-in's server removes it first. One whose directory is
-   * being removed here is made again once it is gone.
-   */
-  async hold(confinement: Confinement): Promise<HeldConfinement> {
-    const standIn = (candidate: string) =>
-      this.users.has(candidate) || this.toRemove.has(candidate) || this.rmdirs.has(candidate) || isMarked(candidate);
-    const synthetic = [...new Set([...confinement.synthetic, ...confinement.readOnly.filter(standIn)])];
-    const readOnly = confinement.readOnly.filter((candidate) => !synthetic.includes(candidate));
-    const removing = synthetic.flatMap((stand) => this.rmdirs.get(stand) ?? []);
-    if (removing.length > 0) await Promise.all(removing);
+  hold(confinement: Confinement): HeldConfinement {
+    // Held by another child, or let go of and not yet removed (the removal waits for the next turn of
+    // the loop): still a stand-in, taken again as one, not as the existing directory it looks like.
+    const heldElsewhere = (candidate: string) => this.users.has(candidate) || this.toRemove.has(candidate);
+    const synthetic = [...new Set([...confinement.synthetic, ...confinement.readOnly.filter(heldElsewhere)])];
+    const readOnly = confinement.readOnly.filter((candidate) => !heldElsewhere(candidate));
     for (const stand of synthetic) {
       if (!this.users.has(stand) && madeOrMarked(stand)) this.removable.add(stand);
       this.users.set(stand, (this.users.get(stand) ?? 0) + 1);
@@ -71,71 +59,30 @@ export class SyntheticMounts {
     return this.users.get(stand) ?? 0;
   }
 
-  /** Resolves once every stand-in let go of so far has been removed (or left, in use elsewhere). */
-  async settled(): Promise<void> {
-    while (this.flushScheduled || this.flushes.size > 0) {
-      await (this.flushScheduled ? new Promise((resolve) => setImmediate(resolve)) : Promise.all(this.flushes));
+  /** Removes the stand-ins let go of (called soon after a release, and at exit). */
+  flush(): void {
+    const unused = [...this.toRemove].filter((stand) => !this.users.has(stand));
+    this.toRemove.clear();
+    if (this.users.size === 0 && this.exitHooked) {
+      process.off('exit', this.flushAtExit);
+      this.exitHooked = false;
     }
-  }
-
-  /**
-   * Removes what was let go of, off the loop: reading every mount table
-   * and removing a directory that was mounted on take milliseconds, which
-   * the requests behind the release should not wait for.
-   */
-  private flush(): void {
-    const candidates = [...this.toRemove];
-    if (candidates.length === 0) {
-      this.unhookExit();
-      return;
-    }
-    const flush = mountedElsewhereSoon(candidates).then((busy) => {
-      const removals: Array<Promise<void>> = [];
-      for (const stand of candidates) {
-        if (!this.toRemove.delete(stand) || this.users.has(stand)) continue; // taken again meanwhile
-        // Another server's sandbox stands on it (it took it for its own stand-in): that server removes it.
-        if (!busy.has(stand)) removals.push(this.remove(stand));
-      }
-      return Promise.all(removals);
-    });
-    this.flushes.add(flush);
-    void flush.finally(() => {
-      this.flushes.delete(flush);
-      this.unhookExit();
-    });
-  }
-
-  /** Removes a stand-in's directory if it is still empty: anything put there on the host stays. */
-  private remove(stand: string): Promise<void> {
-    const gone = fs.promises.rmdir(stand).catch(() => undefined);
-    this.rmdirs.set(stand, gone);
-    return gone.finally(() => {
-      if (this.rmdirs.get(stand) === gone) this.rmdirs.delete(stand);
-    });
-  }
-
-  /** At exit, at once: what was let go of, and what was being removed when the loop stopped. */
-  private readonly flushAtExit = () => {
-    const left = [...new Set([...this.toRemove, ...this.rmdirs.keys()])].filter((stand) => !this.users.has(stand));
-    const busy = mountedElsewhere(left);
-    for (const stand of left) {
+    if (unused.length === 0) return;
+    // Another server's sandbox may stand on one (it took it for its own stand-in): that server removes it.
+    const busy = mountedElsewhere(unused);
+    for (const stand of unused) {
       if (busy.has(stand)) continue;
       try {
-        fs.rmdirSync(stand);
+        fs.rmdirSync(stand); // only an empty directory: anything put there on the host stays
       } catch {
         // gone already, or not empty
       }
     }
-  };
-
-  private unhookExit(): void {
-    const idle = this.users.size === 0 && this.toRemove.size === 0 && this.rmdirs.size === 0 && this.flushes.size === 0;
-    if (!this.exitHooked || !idle) return;
-    process.off('exit', this.flushAtExit);
-    this.exitHooked = false;
   }
 
-  /** Counts the release at once; the removal starts on the next turn of the loop. */
+  private readonly flushAtExit = () => this.flush();
+
+  /** Counts the release at once; the removal, which reads every mount table, runs on the next turn of the loop. */
   private drop(stands: string[]): void {
     for (const stand of stands) {
       const left = (this.users.get(stand) ?? 1) - 1;
@@ -161,18 +108,13 @@ export class SyntheticMounts {
 /** A stand-in's directory has no permissions at all, which no user's `.git` has: any server can tell it from one. */
 const STAND_IN_MODE = 0o000;
 
-/** Whether `path` is a directory with a stand-in's mark. */
-function isMarked(path: string): boolean {
-  const stat = fs.lstatSync(path, { throwIfNoEntry: false });
-  return stat?.isDirectory() === true && (stat.mode & 0o777) === STAND_IN_MODE;
-}
-
 /** Makes `stand`'s directory, marked; true if it is a stand-in's (made now, or by another server), false for a user's. */
 function madeOrMarked(stand: string): boolean {
   try {
     fs.mkdirSync(stand, STAND_IN_MODE);
     return true;
   } catch {
-    return isMarked(stand);
+    const stat = fs.lstatSync(stand, { throwIfNoEntry: false });
+    return stat?.isDirectory() === true && (stat.mode & 0o777) === STAND_IN_MODE;
   }
 }
