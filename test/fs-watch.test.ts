@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Contestant, contestants, hasReference } from './support/differential.js';
-import type { ServerProcess } from './support/server-process.js';
+import { ServerProcess } from './support/server-process.js';
 
 let root: string;
 let scenarios = 0;
@@ -170,6 +170,30 @@ describe('fs/watchMissing on file systems whose changes a watch may miss', () =>
       { watching: true },
       { watching: true },
     ]);
+  });
+});
+
+describe('fs/watchMissing where it may not look (as nobody)', () => {
+  it('answers false for a path in a directory it cannot read, as the reference does', async () => {
+    const locked = fs.mkdtempSync(path.join(os.tmpdir(), 'watch-locked-'));
+    fs.chmodSync(locked, 0o700);
+    fs.writeFileSync(path.join(locked, 'file'), 'x');
+    const free = path.join(os.tmpdir(), `watch-free-absent-${process.pid}`);
+    const unprivileged = await ServerProcess.started([], process.env, { uid: 65534, gid: 65534 });
+    try {
+      const watch = (watchId: number, missing: string, present?: string) =>
+        unprivileged.request('fs/watchMissing', {
+          watchId,
+          missing: [pathToFileURL(missing).href],
+          ...(present ? { present: pathToFileURL(present).href } : {}),
+        });
+      expect(await watch(1, free, path.join(locked, 'file'))).toEqual({ watching: false });
+      expect(await watch(2, path.join(locked, 'sub', 'x'))).toEqual({ watching: false });
+      expect(await watch(3, free)).toEqual({ watching: true });
+    } finally {
+      await unprivileged.dispose();
+      fs.rmSync(locked, { recursive: true, force: true });
+    }
   });
 });
 

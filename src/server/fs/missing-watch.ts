@@ -71,8 +71,10 @@ function throughUnwatchedFilesystem(target: string): boolean {
     let type: number;
     try {
       type = fs.statfsSync(directory).type;
-    } catch {
-      return false; // nothing further exists
+    } catch (error) {
+      // Nothing further exists; any other failure (no permission) refuses, as the reference does.
+      const code = errnoCode(error);
+      return code !== 'ENOENT' && code !== 'ENOTDIR';
     }
     if (!WATCHABLE_FILESYSTEMS.has(type)) return true;
     if (i === components.length) return false;
@@ -184,7 +186,11 @@ export class MissingWatches {
     this.mark = watchId;
     this.close();
     if (refused(missing, present)) return { watching: false };
-    this.current = new ActiveWatch(watchId, missing, present, this.notify);
+    try {
+      this.current = new ActiveWatch(watchId, missing, present, this.notify);
+    } catch {
+      return { watching: false }; // a directory it cannot watch (no permission): not watching, as the reference answers
+    }
     return { watching: true };
   }
 
