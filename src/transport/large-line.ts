@@ -21,8 +21,12 @@ import type { PayloadStash } from '../protocol/payload-stash.js';
 
 /** Lines from this size on try this path. */
 export const LARGE_LINE_BYTES = 1024 * 1024;
-/** The key must show up within this many bytes of the line's start. */
-const HEAD_LIMIT_BYTES = 64 * 1024;
+/**
+ * The key must show up within this many bytes of the line's start: after an
+ * HTTP answer's headers, which undici bounds at 16 KiB raw but which take
+ * some 25 bytes more each as JSON (thousands of short ones reach 100 KB).
+ */
+const HEAD_LIMIT_BYTES = 1024 * 1024;
 const OPEN_BRACE = 0x7b;
 const COMMA = 0x2c;
 const QUOTE = 0x22;

@@ -7,7 +7,7 @@
  * `maxLineBytes` never reaches the connection: it goes to `onInvalidLine`
  * with the JSON-RPC error that describes it, and reading goes on.
  */
-import { constants, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
@@ -175,7 +175,7 @@ export class LineMessageReader extends AbstractMessageReader {
       return bytes.toString('utf8');
     } catch {
       // Longer than V8's longest string (about 512 MiB) and not a line the large-line path takes.
-      this.options.onInvalidLine?.(Errors.lineTooLong(constants.MAX_STRING_LENGTH), undefined);
+      this.options.onInvalidLine?.(Errors.parseError(`a line of ${bytes.length} bytes is longer than the longest string`), undefined);
       return undefined;
     }
   }

@@ -167,8 +167,8 @@ describe('parseLargeLine: big values it leaves to the ordinary path', () => {
     expect(parse([Buffer.from(writeFile(BIG).replace('"dataBase64"', ' "dataBase64"'))])).toBeUndefined();
   });
 
-  it('a key beyond the first 64 KiB of the line', () => {
-    const line = `{"id":1,"method":"fs/writeFile","params":{"path":"/tmp/${'p'.repeat(70 * 1024)}","dataBase64":"${BIG}"}}`;
+  it('a key beyond the first 1 MiB of the line', () => {
+    const line = `{"id":1,"method":"fs/writeFile","params":{"path":"/tmp/${'p'.repeat(1100 * 1024)}","dataBase64":"${BIG}"}}`;
     expect(parse([Buffer.from(line)])).toBeUndefined();
   });
 
@@ -223,6 +223,15 @@ describe('parseLargeAnswer: a client takes large answers decoded', () => {
       result: { dataBase64: Base64Payload };
     };
     expect(file.result.dataBase64.bytes.equals(BIG_BYTES)).toBe(true);
+  });
+
+  it('finds the body of an HTTP answer behind thousands of short headers', () => {
+    const headers = Array.from({ length: 4000 }, (_, i) => ({ name: `x-${i}`, value: 'v' }));
+    const line = Buffer.from(`{"id":3,"result":{"status":200,"headers":${JSON.stringify(headers)},"bodyBase64":"${BIG}"}}`);
+    expect(line.indexOf('"bodyBase64"')).toBeGreaterThan(64 * 1024);
+    const message = parseLargeAnswer([line]) as { result: { headers: unknown[]; bodyBase64: Base64Payload } };
+    expect(message.result.bodyBase64.bytes.equals(BIG_BYTES)).toBe(true);
+    expect(message.result.headers).toHaveLength(4000);
   });
 
   it.each([
