@@ -100,6 +100,27 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     await expect(sessions.exec({ sessionId: 999, input: ['x'] })).rejects.toThrow('unknown session id 999');
   });
 
+  it('hands a session that ended between two calls its last output once, then forgets it', async () => {
+    const opened = await sessions.exec({ input: ['sh', '-c', 'read go; echo important-result; exit 3'], timeoutMs: 0 });
+    const id = opened.sessionId!;
+    const ended = new Promise<void>((resolve) => {
+      let ours: string | undefined; // the process that printed the result (the executor serves other tests too)
+      const stop = executor.onEvent((processId, event) => {
+        if (event.type === 'output' && event.chunk.toString().includes('important-result')) ours = processId;
+        if (event.type === 'closed' && processId === ours) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    await sessions.exec({ sessionId: id, input: ['go\n'], timeoutMs: 0 });
+    await ended;
+    const last = await sessions.exec({ sessionId: id, input: ['ignored\n'], timeoutMs: 100 });
+    expect(last.sessionId).toBeUndefined();
+    expect(last.output).toContain('important-result');
+    await expect(sessions.exec({ sessionId: id, input: [] })).rejects.toThrow(`unknown session id ${id}`);
+  });
+
   it('rejects an empty command line', async () => {
     await expect(sessions.exec({ input: [] })).rejects.toThrow('missing command line');
   });

@@ -119,11 +119,13 @@ export class CommandSessions {
 
   private async resume(id: number, input: string[]): Promise<[number, Session]> {
     const session = this.sessions.get(id);
-    if (!session || session.closed) {
+    // A session that ended after the last call hands over what it printed since, once; with nothing
+    // left to hand over it is unknown, as the seed's manager answers for a finished one.
+    if (!session || (session.closed && !session.output.hasOutput())) {
       this.sessions.delete(id);
       throw new CommandSessionError('unknownSession', `unknown session id ${id}`);
     }
-    if (input.length > 0) await this.executor.write(session.processId, Buffer.from(input.join(' ')));
+    if (input.length > 0 && !session.closed) await this.executor.write(session.processId, Buffer.from(input.join(' ')));
     return [id, session];
   }
 
