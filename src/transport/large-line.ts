@@ -134,7 +134,7 @@ function decodeRegion(line: Pieces, start: number, end: number): Buffer | undefi
     return count === expected;
   };
   let carry = '';
-  for (const [segmentStart, segment] of line.segments(start, end)) {
+  for (const [segmentStart, segment] of windows(line.segments(start, end))) {
     if (!isAscii(segment) || segment.includes(MINUS) || segment.includes(UNDERSCORE)) return undefined;
     // A group cut between pieces is finished from the head of this one.
     const head = Math.min((4 - carry.length) % 4, segment.length);
@@ -148,6 +148,18 @@ function decodeRegion(line: Pieces, start: number, end: number): Buffer | undefi
     if (whole < segment.length) carry = segment.toString('latin1', whole);
   }
   return decodedUpTo === end && written === bytes.length ? bytes : undefined;
+}
+
+/** Each piece is made a string to be decoded: at most this many bytes at a time (a WebSocket message is one piece). */
+const DECODE_WINDOW_BYTES = 4 * 1024 * 1024;
+
+/** `segments` cut into windows of at most DECODE_WINDOW_BYTES, offsets kept. */
+function* windows(segments: Iterable<[number, Buffer]>): Generator<[number, Buffer]> {
+  for (const [at, segment] of segments) {
+    for (let offset = 0; offset < segment.length; offset += DECODE_WINDOW_BYTES) {
+      yield [at + offset, segment.subarray(offset, offset + DECODE_WINDOW_BYTES)];
+    }
+  }
 }
 
 /** A line held as the pieces it was read in, addressed by offset in the whole line. */

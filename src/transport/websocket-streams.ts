@@ -2,22 +2,50 @@
  * A WebSocket as the pair of byte streams the line transport reads and
  * writes: one JSON-RPC message per text frame on the wire, one per line in
  * the streams. Compact JSON has no raw newline, so each line written becomes
- * one frame; a frame read becomes one line (raw line breaks in it, which
- * only whitespace between tokens can be, become spaces).
+ * one message; a message read becomes one line (raw line breaks in it, which
+ * only whitespace between tokens can be, become spaces). Both ways stay
+ * bytes: a message can be longer than V8's longest string (a 716 MB
+ * `fs/readFile` answer), and a line written in slices (a streamed payload)
+ * goes out as the fragments of one message, never joined here.
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { copiesWrites } from './line-writer.js';
 
 export interface WebSocketStreams {
   /** The messages the peer sends, as lines. */
   input: PassThrough;
-  /** Lines written here go to the peer, one text frame each. */
+  /** Lines written here go to the peer, one text message each. */
   output: Writable;
 }
 
 /** Close code for a binary frame (1003: unsupported data). */
 const CLOSE_UNSUPPORTED_DATA = 1003;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const SPACE = 0x20;
+const LINE_END = Buffer.from('\n');
+
+/** The pieces of `bytes` to send, each with whether it ends its message (a line's end). */
+function fragments(bytes: Buffer): Array<[Buffer, boolean]> {
+  const pieces: Array<[Buffer, boolean]> = [];
+  let start = 0;
+  for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, start)) {
+    pieces.push([bytes.subarray(start, newline), true]);
+    start = newline + 1;
+  }
+  if (start < bytes.length) pieces.push([bytes.subarray(start), false]);
+  return pieces;
+}
+
+/** A received message as one buffer, its raw line breaks made spaces (in place: it is ours now). */
+function asLine(data: RawData): Buffer {
+  const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+  for (const breakByte of [NEWLINE, CARRIAGE_RETURN]) {
+    for (let at = bytes.indexOf(breakByte); at !== -1; at = bytes.indexOf(breakByte, at + 1)) bytes[at] = SPACE;
+  }
+  return bytes;
+}
 
 /**
  * `onClose` hears the close code before the streams end (a listener tells a
@@ -25,29 +53,21 @@ const CLOSE_UNSUPPORTED_DATA = 1003;
  */
 export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => void): WebSocketStreams {
   const input = new PassThrough();
-  // The start of a line written in slices (a streamed payload): kept as the slices, joined once
-  // when its newline comes, so that each slice is looked at once.
-  let pending: string[] = [];
-  // Each chunk becomes a string before the write calls back: its buffer may be reused.
+  // A write calls back once ws has sent what it took from the chunk: its buffer may then be reused.
   const output = copiesWrites(
     new Writable({
       decodeStrings: false,
-      write(chunk: Buffer | string, _encoding, callback) {
-        const text = chunk.toString();
-        const lines = text.split('\n');
-        const rest = lines.pop()!;
-        if (lines.length > 0) {
-          lines[0] = pending.join('') + lines[0];
-          pending = [];
-        }
-        if (rest.length > 0) pending.push(rest);
+      write(chunk: Buffer | string, encoding, callback) {
         // A socket that is closing takes nothing more, and 'close' is on its way: what the peer can no
         // longer get is dropped without an error, so that the server hears of the drop from 'close'
         // (and keeps the session for a resume) rather than from a failed write (which ends it).
-        if (lines.length === 0 || socket.readyState !== socket.OPEN) return callback();
-        let left = lines.length;
-        for (const line of lines) {
-          socket.send(line, () => {
+        if (socket.readyState !== socket.OPEN) return callback();
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk;
+        const pieces = fragments(bytes);
+        if (pieces.length === 0) return callback();
+        let left = pieces.length;
+        for (const [piece, fin] of pieces) {
+          socket.send(piece, { binary: false, fin }, () => {
             if (--left === 0) callback();
           });
         }
@@ -63,7 +83,8 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
       socket.close(CLOSE_UNSUPPORTED_DATA, 'exec-server takes text frames, one JSON-RPC message each');
       return;
     }
-    input.write(`${data.toString().replace(/[\r\n]/g, ' ')}\n`);
+    input.write(asLine(data));
+    input.write(LINE_END);
   });
   socket.on('close', (code) => {
     onClose?.(code);

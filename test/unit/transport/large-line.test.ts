@@ -225,6 +225,14 @@ describe('parseLargeAnswer: a client takes large answers decoded', () => {
     expect(file.result.dataBase64.bytes.equals(BIG_BYTES)).toBe(true);
   });
 
+  it('decodes a value far longer than its decoding window, arriving as one piece (a WebSocket message)', () => {
+    const bytes = Buffer.alloc(9 * 1024 * 1024 + 7);
+    for (let i = 0; i < bytes.length; i += 4096) bytes[i] = i & 0xff;
+    const line = Buffer.from(`{"id":4,"result":{"dataBase64":"${bytes.toString('base64')}"}}`);
+    const message = parseLargeAnswer([line]) as { result: { dataBase64: Base64Payload } };
+    expect(message.result.dataBase64.bytes.equals(bytes)).toBe(true);
+  });
+
   it('finds the body of an HTTP answer behind thousands of short headers', () => {
     const headers = Array.from({ length: 4000 }, (_, i) => ({ name: `x-${i}`, value: 'v' }));
     const line = Buffer.from(`{"id":3,"result":{"status":200,"headers":${JSON.stringify(headers)},"bodyBase64":"${BIG}"}}`);

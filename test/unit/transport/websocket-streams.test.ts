@@ -4,13 +4,21 @@ import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { webSocketStreams } from '../../../src/transport/websocket-streams.js';
 
-/** Enough of a `ws` socket for the streams: records what is sent. */
+/** Enough of a `ws` socket for the streams: records the messages sent, joined from their fragments. */
 class RecordingSocket extends EventEmitter {
   readonly OPEN = 1;
   readyState = 1;
   readonly sent: string[] = [];
-  send(text: string, callback: () => void): void {
-    this.sent.push(text);
+  readonly fragments: number[] = [];
+  private current: Buffer[] = [];
+  send(data: Buffer, options: { binary: boolean; fin: boolean }, callback: () => void): void {
+    expect(options.binary).toBe(false);
+    this.current.push(Buffer.from(data)); // a copy: the writer may reuse its buffer once called back
+    if (options.fin) {
+      this.fragments.push(this.current.length);
+      this.sent.push(Buffer.concat(this.current).toString());
+      this.current = [];
+    }
     setImmediate(callback);
   }
   close(): void {}
@@ -44,5 +52,20 @@ describe('webSocketStreams output', () => {
     const slices = Array.from({ length: 300 }, (_, i) => `${String(i % 10).repeat(1000)}`);
     await writeAll(output, ['{"id":1,"params":"', ...slices, '"}\n{"id":2}\n']);
     expect(socket.sent).toEqual([`{"id":1,"params":"${slices.join('')}"}`, '{"id":2}']);
+    expect(socket.fragments).toEqual([302, 1]); // sent as its slices came, never joined
+  });
+});
+
+describe('webSocketStreams input', () => {
+  it('makes each message a line, its raw line breaks spaces, whatever form ws hands it in', async () => {
+    const socket = new RecordingSocket();
+    const { input } = webSocketStreams(socket as unknown as WebSocket);
+    const read: Buffer[] = [];
+    input.on('data', (bytes: Buffer) => read.push(bytes));
+    socket.emit('message', Buffer.from('{"id":1,\r\n"x":"é"}'), false);
+    socket.emit('message', [Buffer.from('{"id":'), Buffer.from('2}')], false);
+    socket.emit('message', new Uint8Array(Buffer.from('{"id":3}')).buffer, false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(Buffer.concat(read).toString()).toBe('{"id":1,  "x":"é"}\n{"id":2}\n{"id":3}\n');
   });
 });
