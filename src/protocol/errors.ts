@@ -56,6 +56,9 @@ export const Errors = {
   invalidMessage: (detail: string) => invalidRequest(`Invalid Request: ${detail}`),
   batchNotSupported: () => invalidRequest('Invalid Request: batch requests are not supported'),
   lineTooLong: (limit: number) => invalidRequest(`Invalid Request: message exceeds ${limit} bytes`),
+  /** A client's: an answer longer than its reader takes fails that request alone. */
+  answerTooLong: (limit: number) =>
+    invalidRequest(`the answer exceeds ${limit} bytes, the most a client takes (read it in parts: fs/readBlock, a streamed http/request)`),
 
   // --- lifecycle (§2) ---
   methodNotFound: (method: string) => new ProtocolError(ErrorCode.MethodNotFound, `exec-server stub does not implement \`${method}\` yet`),

@@ -16,6 +16,13 @@ import { classify } from './classify.js';
 import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+/** The id an answer's line starts with (servers write it first), if it does. */
+function answerIdOf(head: Buffer): number | string | undefined {
+  const match = /^\{"id":(\d{1,15}|"[^"\\]{0,200}")[,}]/.exec(head.toString('latin1', 0, 256));
+  if (!match) return undefined;
+  return match[1]!.startsWith('"') ? match[1]!.slice(1, -1) : Number(match[1]);
+}
 const NEWLINE = 0x0a;
 const OPEN_BRACE = 0x7b;
 
@@ -61,6 +68,8 @@ export class LineMessageReader extends AbstractMessageReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
+  /** The id of the answer being discarded (a client's reader), when its line starts with one. */
+  private discardedId: number | string | undefined;
   private callback: DataCallback | undefined;
   private ended = false;
 
@@ -116,6 +125,7 @@ export class LineMessageReader extends AbstractMessageReader {
     if (this.discarding || piece.length === 0) return;
     if (this.pendingBytes + piece.length > this.maxLineBytes) {
       this.discarding = true;
+      this.discardedId = this.options.answerPayloads ? answerIdOf(this.pending[0] ?? piece) : undefined;
       this.pending = [];
       this.pendingBytes = 0;
       return;
@@ -127,7 +137,10 @@ export class LineMessageReader extends AbstractMessageReader {
   private finishLine(): void {
     if (this.discarding) {
       this.discarding = false;
-      this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
+      // An answer too long to take fails its own request; anything else is not a message at all.
+      const error = this.discardedId === undefined ? undefined : Errors.answerTooLong(this.maxLineBytes).toJSON();
+      if (error) this.callback?.({ id: this.discardedId, error } as unknown as Message);
+      else this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
     if (this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
