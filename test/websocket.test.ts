@@ -90,6 +90,24 @@ describe('exec-server --listen ws://', () => {
     }
   });
 
+  it('takes a message sent in more fragments than the ws package allows by default (16,384)', async () => {
+    const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    await new Promise((resolve) => socket.once('open', resolve));
+    const answers: string[] = [];
+    socket.on('message', (data) => answers.push(data.toString()));
+    const send = (text: string, fin: boolean) => new Promise((resolve) => socket.send(text, { binary: false, fin }, resolve));
+    await send('{"id":1,"method":"initialize","params":{"clientName":"fragments"}}', true);
+    await send('{"method":"initialized","params":{}}', true);
+    const parts = 20_000;
+    await send('{"id":2,"method":"fs/writeFile","params":{"path":"' + path.join(dir, 'fragmented') + '","dataBase64":"', false);
+    for (let i = 0; i < parts; i++) await send('QUJD', false); // "ABC" each
+    await send('"}}', true);
+    while (answers.length < 2 && socket.readyState === socket.OPEN) await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.close();
+    expect(answers[1]?.slice(0, 300)).toBe('{"id":2,"result":{}}');
+    expect(fs.readFileSync(path.join(dir, 'fragmented'), 'latin1')).toBe('ABC'.repeat(parts));
+  });
+
   it('refuses the connection with a clear error when the token is wrong', async () => {
     await expect(ExecServerClient.connectWebSocket(url, { token: 'nope' })).rejects.toMatchObject({
       kind: 'connectFailed',

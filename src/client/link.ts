@@ -11,7 +11,7 @@ import { LineMessageWriter } from '../transport/line-writer.js';
 import { PendingCalls } from './pending-calls.js';
 
 /**
- * The longest line (or WebSocket frame) taken from a server. Answers may be
+ * The longest line (or WebSocket message) taken from a server. Answers may be
  * far longer than any request: an `fs/readFile` answer reaches 716 MB, and a
  * buffered HTTP body has no limit. Their base64 is decoded piece by piece
  * (`transport/large-line.ts`); the bound only stops a server that never

@@ -19,6 +19,14 @@ export interface WebSocketStreams {
   output: Writable;
 }
 
+/**
+ * How many fragments a message of `maxBytes` may come in: ws refuses more
+ * than 16,384 by default, which a long line sent as its 64 KiB slices
+ * passes near 1 GiB. Still bounded: a message of a million tiny fragments
+ * is refused.
+ */
+export const maxFragmentsFor = (maxBytes: number): number => Math.ceil(maxBytes / 1024);
+
 /** Close code for a binary frame (1003: unsupported data). */
 const CLOSE_UNSUPPORTED_DATA = 1003;
 const NEWLINE = 0x0a;
