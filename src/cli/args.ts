@@ -38,7 +38,7 @@ Runs an exec-server on stdin/stdout: one JSON-RPC message per line.
 Options:
   --listen stdio|ws://IP:PORT
                           stdio (default), or a WebSocket listener (port 0: a free port, printed
-                          on stderr); one JSON-RPC message per text message, a session per connection
+                          on stderr); one JSON-RPC message per WebSocket message, a session per connection
   --ws-auth capability-token
                           require Authorization: Bearer <token> on every connection
   --ws-token-file PATH    the token (trimmed), for --ws-auth
