@@ -174,7 +174,7 @@ describe('fs/watchMissing on file systems whose changes a watch may miss', () =>
 });
 
 describe('fs/watchMissing where it may not look (as nobody)', () => {
-  it('answers false for a path in a directory it cannot read, as the reference does', async () => {
+  it('answers false for a path in a directory it cannot read or search, as the reference does', async () => {
     const locked = fs.mkdtempSync(path.join(os.tmpdir(), 'watch-locked-'));
     fs.chmodSync(locked, 0o700);
     fs.writeFileSync(path.join(locked, 'file'), 'x');
@@ -189,7 +189,13 @@ describe('fs/watchMissing where it may not look (as nobody)', () => {
         });
       expect(await watch(1, free, path.join(locked, 'file'))).toEqual({ watching: false });
       expect(await watch(2, path.join(locked, 'sub', 'x'))).toEqual({ watching: false });
-      expect(await watch(3, free)).toEqual({ watching: true });
+      // Readable but not searchable: its file cannot be looked at. Searchable but not readable: not watchable.
+      fs.chmodSync(locked, 0o744);
+      expect(await watch(3, free, path.join(locked, 'file'))).toEqual({ watching: false });
+      fs.mkdirSync(path.join(locked, 'open'), { mode: 0o755 });
+      fs.chmodSync(locked, 0o711);
+      expect(await watch(4, path.join(locked, 'open', 'new'))).toEqual({ watching: false });
+      expect(await watch(5, free)).toEqual({ watching: true });
     } finally {
       await unprivileged.dispose();
       fs.rmSync(locked, { recursive: true, force: true });

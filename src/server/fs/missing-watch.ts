@@ -29,6 +29,26 @@ function exists(target: string): boolean {
   }
 }
 
+/** Whether looking at `target` fails for another reason than its absence (no permission on the way). */
+function hidden(target: string): boolean {
+  try {
+    fs.lstatSync(target);
+    return false;
+  } catch (error) {
+    const code = errnoCode(error);
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+}
+
+function readable(directory: string): boolean {
+  try {
+    fs.accessSync(directory, fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether an existing component of `target` (the whole of it included) is a symlink. */
 function throughSymlink(target: string): boolean {
   let prefix = '';
@@ -63,8 +83,12 @@ const WATCHABLE_FILESYSTEMS = new Set([
   0xca451a4e, // bcachefs
 ]);
 
-/** Whether an existing directory on the way to `target` (its last component left out) is on another file system. */
-function throughUnwatchedFilesystem(target: string): boolean {
+/**
+ * Whether an existing directory on the way to `target` (its last component
+ * left out) cannot be watched: on another file system, or not readable (a
+ * watch on it is refused), as the reference watches each of them.
+ */
+function throughUnwatchableDirectory(target: string): boolean {
   const components = path.dirname(target).split('/').filter(Boolean);
   let directory = '/';
   for (let i = 0; ; i++) {
@@ -76,7 +100,7 @@ function throughUnwatchedFilesystem(target: string): boolean {
       const code = errnoCode(error);
       return code !== 'ENOENT' && code !== 'ENOTDIR';
     }
-    if (!WATCHABLE_FILESYSTEMS.has(type)) return true;
+    if (!WATCHABLE_FILESYSTEMS.has(type) || !readable(directory)) return true;
     if (i === components.length) return false;
     directory = path.join(directory, components[i]!);
   }
@@ -87,7 +111,7 @@ function refused(missing: string[], present: string | undefined): boolean {
   if (missing.length === 0 || missing.some(exists)) return true;
   if (present !== undefined && !exists(present)) return true;
   const paths = [...missing, ...(present === undefined ? [] : [present])];
-  return paths.some(throughSymlink) || paths.some(throughUnwatchedFilesystem);
+  return paths.some(hidden) || paths.some(throughSymlink) || paths.some(throughUnwatchableDirectory);
 }
 
 /** The nearest existing ancestor of a missing path, and the name in it that would begin the path. */
