@@ -17,9 +17,18 @@ import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
-/** The id an answer's line starts with (servers write it first), if it does. */
-function answerIdOf(head: Buffer): number | string | undefined {
-  const match = /^\{"id":(\d{1,15}|"[^"\\]{0,200}")[,}]/.exec(head.toString('latin1', 0, 256));
+const ID_HEAD_BYTES = 256;
+
+/** The id an answer's line starts with (servers write it first), if it does; `pieces` are the line's first ones. */
+function answerIdOf(pieces: Buffer[]): number | string | undefined {
+  let taken = 0;
+  const head: Buffer[] = [];
+  for (const piece of pieces) {
+    if (taken >= ID_HEAD_BYTES) break;
+    head.push(piece.subarray(0, ID_HEAD_BYTES - taken));
+    taken += head.at(-1)!.length;
+  }
+  const match = /^\{"id":(\d{1,15}|"[^"\\]{0,200}")[,}]/.exec(Buffer.concat(head).toString('latin1'));
   if (!match) return undefined;
   return match[1]!.startsWith('"') ? match[1]!.slice(1, -1) : Number(match[1]);
 }
@@ -125,7 +134,7 @@ export class LineMessageReader extends AbstractMessageReader {
     if (this.discarding || piece.length === 0) return;
     if (this.pendingBytes + piece.length > this.maxLineBytes) {
       this.discarding = true;
-      this.discardedId = this.options.answerPayloads ? answerIdOf(this.pending[0] ?? piece) : undefined;
+      this.discardedId = this.options.answerPayloads ? answerIdOf([...this.pending, piece]) : undefined;
       this.pending = [];
       this.pendingBytes = 0;
       return;

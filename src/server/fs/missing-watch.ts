@@ -8,9 +8,10 @@
  * already exists (by lstat: a dangling symlink counts), when `missing` is
  * empty, when `present` does not exist, or when any path goes through a
  * symlink that exists (`present` itself, or a directory on the way to any
- * path: `/var/run/x` where `/var/run` → `/run`), or through a directory on
- * a file system whose changes a watch may miss (proc, sysfs, a network file
- * system), as the reference refuses it.
+ * path: `/var/run/x` where `/var/run` → `/run`), through a directory on a
+ * file system whose changes a watch may miss (proc, sysfs, a network file
+ * system) or one it may not read, or when a path cannot be looked at (no
+ * permission on the way), as the reference refuses it.
  *
  * Each path is watched through the nearest directory that exists (inotify
  * by `fs.watch`), for the one name that matters there.

@@ -30,6 +30,21 @@ describe('LineMessageReader: lines over the limit', () => {
     ]);
   });
 
+  it('finds the id even when the line begins at the very end of a read', async () => {
+    const stream = new PassThrough();
+    const messages: Message[] = [];
+    const reader = new LineMessageReader(stream, { maxLineBytes: 100, answerPayloads: true });
+    reader.listen((message) => messages.push(message));
+    stream.write('{"id":1,"result":{}}\n{"');
+    stream.write('id":9,"result":{"x":"');
+    stream.end(`${long}"}}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(messages).toEqual([
+      { id: 1, result: {} },
+      { id: 9, error: expect.objectContaining({ code: -32600 }) },
+    ]);
+  });
+
   it('reports a too-long line without an id first (a notification), and any too-long line a server reads', async () => {
     const notification = `{"method":"process/output","params":{"chunk":"${long}"}}\n`;
     expect((await read(notification, { maxLineBytes: 100, answerPayloads: true })).invalid).toEqual([
