@@ -14,8 +14,9 @@ import { PendingCalls } from './pending-calls.js';
  * The longest line (or WebSocket message) taken from a server. Answers may be
  * far longer than any request: an `fs/readFile` answer reaches 716 MB, and a
  * buffered HTTP body has no limit. Their base64 is decoded piece by piece
- * (`transport/large-line.ts`); the bound only stops a server that never
- * ends its line.
+ * (`transport/large-line.ts`). An answer over the bound fails its own
+ * request (`transport/line-reader.ts`); any other line over it is a
+ * protocol violation.
  */
 export const MAX_ANSWER_BYTES = 2 * 1024 ** 3;
 

@@ -21,9 +21,9 @@ export interface WebSocketStreams {
 
 /**
  * How many fragments a message of `maxBytes` may come in: ws refuses more
- * than 16,384 by default, which a long line sent as its 64 KiB slices
- * passes near 1 GiB. Still bounded: a message of a million tiny fragments
- * is refused.
+ * than 16,384 by default, which a line sent as its 64 KiB slices of base64
+ * passes at about 1 GiB (768 MiB of payload). Still bounded: a message of a
+ * million tiny fragments is refused.
  */
 export const maxFragmentsFor = (maxBytes: number): number => Math.ceil(maxBytes / 1024);
 
