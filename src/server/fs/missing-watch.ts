@@ -30,40 +30,6 @@ function exists(target: string): boolean {
   }
 }
 
-/** Whether looking at `target` fails for another reason than its absence (no permission on the way). */
-function hidden(target: string): boolean {
-  try {
-    fs.lstatSync(target);
-    return false;
-  } catch (error) {
-    const code = errnoCode(error);
-    return code !== 'ENOENT' && code !== 'ENOTDIR';
-  }
-}
-
-function readable(directory: string): boolean {
-  try {
-    fs.accessSync(directory, fs.constants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether an existing component of `target` (the whole of it included) is a symlink. */
-function throughSymlink(target: string): boolean {
-  let prefix = '';
-  for (const component of target.split('/').filter(Boolean)) {
-    prefix = `${prefix}/${component}`;
-    try {
-      if (fs.lstatSync(prefix).isSymbolicLink()) return true;
-    } catch {
-      return false; // nothing further exists
-    }
-  }
-  return false;
-}
-
 /**
  * The file systems whose changes inotify sees in full: local disk and memory
  * ones (`statfs` types). Codex 0.169 accepts a watch through ext4, tmpfs and
@@ -84,26 +50,52 @@ const WATCHABLE_FILESYSTEMS = new Set([
   0xca451a4e, // bcachefs
 ]);
 
+/** Absent, as far as a path can tell: nothing there, or a file where a directory was to be. */
+const gone = (error: unknown) => errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR';
+
+/** What an existing directory on the way to a path says of a watch through it. */
+type Verdict = 'watchable' | 'refused' | 'absent';
+
 /**
- * Whether an existing directory on the way to `target` (its last component
- * left out) cannot be watched: on another file system, or not readable (a
- * watch on it is refused), as the reference watches each of them.
+ * A symlink, one it may not look at (no permission on the way), one on a
+ * file system whose changes a watch may miss, or one it may not read (a
+ * watch on it is refused) refuses the watch, as the reference watches each
+ * directory on the way.
  */
-function throughUnwatchableDirectory(target: string): boolean {
-  const components = path.dirname(target).split('/').filter(Boolean);
+function judge(directory: string): Verdict {
+  try {
+    if (fs.lstatSync(directory).isSymbolicLink()) return 'refused';
+  } catch (error) {
+    return gone(error) ? 'absent' : 'refused';
+  }
+  try {
+    if (!WATCHABLE_FILESYSTEMS.has(fs.statfsSync(directory).type)) return 'refused';
+    fs.accessSync(directory, fs.constants.R_OK);
+    return 'watchable';
+  } catch {
+    return 'refused';
+  }
+}
+
+/**
+ * Whether a watch of `target` is refused by a directory on its way (each
+ * judged once per request, in `seen`: many paths deep in one tree share
+ * them) or by the path itself: a symlink, or one it may not look at.
+ */
+function refusedPath(target: string, seen: Map<string, Verdict>): boolean {
+  const components = target.split('/').filter(Boolean);
   let directory = '/';
-  for (let i = 0; ; i++) {
-    let type: number;
-    try {
-      type = fs.statfsSync(directory).type;
-    } catch (error) {
-      // Nothing further exists; any other failure (no permission) refuses, as the reference does.
-      const code = errnoCode(error);
-      return code !== 'ENOENT' && code !== 'ENOTDIR';
-    }
-    if (!WATCHABLE_FILESYSTEMS.has(type) || !readable(directory)) return true;
-    if (i === components.length) return false;
-    directory = path.join(directory, components[i]!);
+  for (const component of components) {
+    const verdict = seen.get(directory) ?? judge(directory);
+    seen.set(directory, verdict);
+    if (verdict === 'refused') return true;
+    if (verdict === 'absent') return false; // nothing further exists
+    directory = directory === '/' ? `/${component}` : `${directory}/${component}`; // no path.join: it rescans the whole path
+  }
+  try {
+    return fs.lstatSync(target).isSymbolicLink();
+  } catch (error) {
+    return !gone(error);
   }
 }
 
@@ -111,8 +103,8 @@ function throughUnwatchableDirectory(target: string): boolean {
 function refused(missing: string[], present: string | undefined): boolean {
   if (missing.length === 0 || missing.some(exists)) return true;
   if (present !== undefined && !exists(present)) return true;
-  const paths = [...missing, ...(present === undefined ? [] : [present])];
-  return paths.some(hidden) || paths.some(throughSymlink) || paths.some(throughUnwatchableDirectory);
+  const seen = new Map<string, Verdict>();
+  return [...missing, ...(present === undefined ? [] : [present])].some((target) => refusedPath(target, seen));
 }
 
 /** The nearest existing ancestor of a missing path, and the name in it that would begin the path. */
