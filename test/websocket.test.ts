@@ -99,13 +99,31 @@ describe('exec-server --listen ws://', () => {
     await send('{"id":1,"method":"initialize","params":{"clientName":"fragments"}}', true);
     await send('{"method":"initialized","params":{}}', true);
     const parts = 20_000;
-    await send('{"id":2,"method":"fs/writeFile","params":{"path":"' + path.join(dir, 'fragmented') + '","dataBase64":"', false);
+    await send(`{"id":2,"method":"fs/writeFile","params":{"path":"${path.join(dir, 'fragmented')}","dataBase64":"`, false);
     for (let i = 0; i < parts; i++) await send('QUJD', false); // "ABC" each
     await send('"}}', true);
     while (answers.length < 2 && socket.readyState === socket.OPEN) await new Promise((resolve) => setTimeout(resolve, 20));
     socket.close();
     expect(answers[1]?.slice(0, 300)).toBe('{"id":2,"result":{}}');
     expect(fs.readFileSync(path.join(dir, 'fragmented'), 'latin1')).toBe('ABC'.repeat(parts));
+  });
+
+  it('keeps a message limit from 2 GiB on (ws takes 2^31 for no limit at all)', async () => {
+    const big = await listen(['--listen', 'ws://127.0.0.1:0', '--max-line-bytes', String(2 ** 32)]);
+    try {
+      const socket = new WebSocket(big.url);
+      await new Promise((resolve) => socket.once('open', resolve));
+      // A masked text frame that claims 5 GB: refused at once, not waited for.
+      const header = Buffer.alloc(14);
+      header[0] = 0x81;
+      header[1] = 0x80 | 127;
+      header.writeBigUInt64BE(5_000_000_000n, 2);
+      (socket as unknown as { _socket: import('node:net').Socket })._socket.write(header);
+      const code = await new Promise((resolve) => socket.once('close', resolve));
+      expect(code).toBe(1009);
+    } finally {
+      await big.stop();
+    }
   });
 
   it('refuses the connection with a clear error when the token is wrong', async () => {

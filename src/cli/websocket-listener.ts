@@ -17,7 +17,7 @@ import { ExecServer, type ExecServerOptions } from '../server/exec-server.js';
 import type { Logger } from '../server/logger.js';
 import type { ProcessRuntime } from '../server/process/runtime.js';
 import { SessionRegistry } from '../server/session-registry.js';
-import { maxFragmentsFor, webSocketStreams } from '../transport/websocket-streams.js';
+import { webSocketLimits, webSocketStreams } from '../transport/websocket-streams.js';
 
 export interface WebSocketListenOptions {
   host: string;
@@ -60,11 +60,7 @@ function refuse(socket: net.Socket, status: number, reason: string): void {
 
 /** Listens; resolves with the bound URL (port 0 picks a free port). */
 export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: options.maxFrameBytes,
-    maxFragments: maxFragmentsFor(options.maxFrameBytes),
-  });
+  const wss = new WebSocketServer({ noServer: true, ...webSocketLimits(options.maxFrameBytes) });
   const connections = new Map<WebSocket, ExecServer>();
   // A ping every interval; a peer that has not answered the last one is gone (its session detaches).
   const alive = new WeakMap<WebSocket, boolean>();

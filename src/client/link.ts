@@ -18,7 +18,7 @@ import { PendingCalls } from './pending-calls.js';
  * request (`transport/line-reader.ts`); any other line over it is a
  * protocol violation.
  */
-export const MAX_ANSWER_BYTES = 2 * 1024 ** 3;
+export const MAX_ANSWER_BYTES = 2 ** 31 - 1; // 2 GiB, less the byte that would make it no limit in ws
 
 /** The reader's mark for the end of the server's output, queued behind what came before it. */
 const INPUT_ENDED = '$/exec-server/inputEnded';

@@ -1,5 +1,5 @@
 /** The client's end of a WebSocket connection to an exec-server, as the streams the client reads and writes. */
-import { maxFragmentsFor, webSocketStreams } from '../transport/websocket-streams.js';
+import { webSocketLimits, webSocketStreams } from '../transport/websocket-streams.js';
 import { ClientErrors } from './errors.js';
 import { type LinkTransport, MAX_ANSWER_BYTES } from './link.js';
 
@@ -15,8 +15,7 @@ export async function openWebSocket(url: string, token: string | undefined, hand
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const socket = new WebSocket(url, {
     headers,
-    maxPayload: MAX_ANSWER_BYTES,
-    maxFragments: maxFragmentsFor(MAX_ANSWER_BYTES),
+    ...webSocketLimits(MAX_ANSWER_BYTES),
     ...(handshakeTimeoutMs ? { handshakeTimeout: handshakeTimeoutMs } : {}),
   });
   await new Promise<void>((resolve, reject) => {

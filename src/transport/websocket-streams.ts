@@ -19,13 +19,19 @@ export interface WebSocketStreams {
   output: Writable;
 }
 
+/** ws keeps its limits as 32-bit integers: from 2^31 on, a limit becomes none at all. */
+const WS_LARGEST_LIMIT = 2 ** 31 - 1;
+
 /**
- * How many fragments a message of `maxBytes` may come in: ws refuses more
+ * ws's limits for messages of at most `maxBytes`. Fragments: ws refuses more
  * than 16,384 by default, which a line sent as its 64 KiB slices of base64
- * passes at about 1 GiB (768 MiB of payload). Still bounded: a message of a
- * million tiny fragments is refused.
+ * passes at about 1 GiB (768 MiB of payload); one per KiB is still bounded
+ * (a message of a million tiny fragments is refused).
  */
-export const maxFragmentsFor = (maxBytes: number): number => Math.ceil(maxBytes / 1024);
+export function webSocketLimits(maxBytes: number): { maxPayload: number; maxFragments: number } {
+  const maxPayload = Math.min(maxBytes, WS_LARGEST_LIMIT);
+  return { maxPayload, maxFragments: Math.ceil(maxPayload / 1024) };
+}
 
 /** Close code for a binary frame (1003: unsupported data). */
 const CLOSE_UNSUPPORTED_DATA = 1003;
