@@ -119,7 +119,12 @@ describe('exec-server --listen ws://', () => {
       header[1] = 0x80 | 127;
       header.writeBigUInt64BE(5_000_000_000n, 2);
       (socket as unknown as { _socket: import('node:net').Socket })._socket.write(header);
-      const code = await new Promise((resolve) => socket.once('close', resolve));
+      // Bounded, so that a listener that waits for the 5 GB is still stopped below.
+      const code = await Promise.race([
+        new Promise((resolve) => socket.once('close', resolve)),
+        new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5000)),
+      ]);
+      socket.terminate();
       expect(code).toBe(1009);
     } finally {
       await big.stop();
