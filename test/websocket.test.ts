@@ -94,7 +94,11 @@ describe('exec-server --listen ws://', () => {
     const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
     await new Promise((resolve) => socket.once('open', resolve));
     const answers: string[] = [];
-    socket.on('message', (data) => answers.push(data.toString()));
+    // The second message (the write's answer), or the socket's close: whichever comes first.
+    const answered = new Promise((resolve) => {
+      socket.on('message', (data) => answers.push(data.toString()) === 2 && resolve(undefined));
+      socket.once('close', resolve);
+    });
     const send = (text: string, fin: boolean) => new Promise((resolve) => socket.send(text, { binary: false, fin }, resolve));
     await send('{"id":1,"method":"initialize","params":{"clientName":"fragments"}}', true);
     await send('{"method":"initialized","params":{}}', true);
@@ -102,7 +106,7 @@ describe('exec-server --listen ws://', () => {
     await send(`{"id":2,"method":"fs/writeFile","params":{"path":"${path.join(dir, 'fragmented')}","dataBase64":"`, false);
     for (let i = 0; i < parts; i++) await send('QUJD', false); // "ABC" each
     await send('"}}', true);
-    while (answers.length < 2 && socket.readyState === socket.OPEN) await new Promise((resolve) => setTimeout(resolve, 20));
+    await answered;
     socket.close();
     expect(answers[1]?.slice(0, 300)).toBe('{"id":2,"result":{}}');
     expect(fs.readFileSync(path.join(dir, 'fragmented'), 'latin1')).toBe('ABC'.repeat(parts));
