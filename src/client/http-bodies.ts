@@ -62,9 +62,7 @@ export class HttpBodies {
 
 /** `http/request`'s params for `options`. */
 export function httpParams(options: HttpRequestOptions, streamResponse: boolean, generation: ServerGeneration) {
-  // Generation 1 has no redirectPolicy: its server would follow the redirect. Refused, never dropped.
-  if (options.redirectPolicy === 'stop' && generation.value === 1)
-    throw ClientErrors.fromServer(Errors.unsupportedMember('redirectPolicy', 'protocol generation 1 always follows redirects'));
+  if (options.redirectPolicy === 'stop') generation.requireGeneration2('redirectPolicy', 'protocol generation 1 always follows redirects');
   return {
     method: options.method,
     url: options.url,

@@ -7,6 +7,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Errors } from '../protocol/errors.js';
+import { ClientErrors } from './errors.js';
 
 export class ServerGeneration {
   private readonly writeCounters = new Map<string, number>();
@@ -27,6 +29,15 @@ export class ServerGeneration {
     if (!result.environmentInfo || forced === 1) return new ServerGeneration(1, undefined);
     const cwd = result.environmentInfo.cwd;
     return new ServerGeneration(2, cwd?.startsWith('file:') ? fileURLToPath(cwd) : cwd);
+  }
+
+  /**
+   * Refuses a member generation 1 has no place for, before anything is sent:
+   * dropped, it would be a promise broken (a sandbox not applied, a redirect
+   * followed); sent, it would make a server take the client for generation 2.
+   */
+  requireGeneration2(member: string, why: string): void {
+    if (this.value === 1) throw ClientErrors.fromServer(Errors.unsupportedMember(member, why));
   }
 
   /** An fs path as the server wants it; a relative one goes as it is, for the server to refuse. */

@@ -17,11 +17,8 @@ export interface StartContext {
 export async function startProcess({ sessions, backend, generation, send }: StartContext, options: StartOptions): Promise<ProcessSession> {
   const processId = options.processId ?? randomUuid();
   if (sessions.has(processId)) throw ClientErrors.fromServer(Errors.processExists(processId));
-  // Generation 1 has no sandbox member (a server would take it for a generation-2 client): refused, never dropped.
-  if (options.sandbox != null && generation.value === 1)
-    throw ClientErrors.fromServer(
-      Errors.unsupportedMember('sandbox', 'protocol generation 1 has no sandbox policies; connect with protocolGeneration 2'),
-    );
+  if (options.sandbox != null)
+    generation.requireGeneration2('sandbox', 'protocol generation 1 has no sandbox policies; connect with protocolGeneration 2');
   const session = new ProcessSession(processId, options.tty ?? false, backend, options.bufferEvents ?? true);
   const forget = () => {
     if (sessions.get(processId) === session) sessions.delete(processId);
