@@ -9,6 +9,9 @@
  * and, in ms only, a fresh server's first command: from its `initialize`
  * answer to the `process/closed` of a `true` sent right after it.
  * With a peer command, also the peer's spawn → `initialize` answered and first command.
+ * The first and third also as the floor does them (`startup-floor.mjs`: the
+ * least a Node server and a Node parent can do), since two Node starts in a
+ * row cannot take less than twice one.
  *
  * NODE_EXTRA_CA_CERTS makes every Node start read that bundle first, which
  * can cost more than the rest of a start and so flatters every ratio to
@@ -20,6 +23,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FLOOR_FLOW, FLOOR_SERVER } from './startup-floor.mjs';
 import { median, ms } from './stats.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,11 +40,12 @@ function timeProcess(file, args, env) {
 }
 
 /**
- * `command` as a program and its arguments: split at spaces when it holds no
+ * `command` as a program and its arguments (an array is taken as it is): split at spaces when it holds no
  * shell syntax, so that the time holds no shell's start (bare Node is
  * spawned directly too); otherwise through `sh -c`.
  */
 function argvOf(command) {
+  if (Array.isArray(command)) return command;
   return /["'`$\\|&;<>(){}*?~=]/.test(command) ? ['/bin/sh', '-c', `exec ${command}`] : command.trim().split(/\s+/);
 }
 
@@ -145,6 +150,8 @@ export async function startup(ours, peer, { rounds = 21, env = process.env } = {
     firstRun: () => timeFirstRun(ours, env),
     importPackage: () => timeProcess(process.execPath, ['--input-type=module', '-e', IMPORT], env),
     importSpawnRunClose: () => timeProcess(process.execPath, ['--input-type=module', '-e', RUN], env),
+    floorInitialize: () => timeInitialize([process.execPath, '-e', FLOOR_SERVER], env),
+    floorFlow: () => timeProcess(process.execPath, ['-e', FLOOR_FLOW], env),
     ...(peer ? { peerInitialize: () => timeInitialize(peer, env), peerFirstRun: () => timeFirstRun(peer, env) } : {}),
   };
   const samples = Object.fromEntries(Object.keys(contestants).map((name) => [name, []]));
@@ -161,6 +168,8 @@ export async function startup(ours, peer, { rounds = 21, env = process.env } = {
     serverInitializeX: ratio('serverInitialize'),
     importPackageX: ratio('importPackage'),
     importSpawnRunCloseX: ratio('importSpawnRunClose'),
+    floorInitializeX: ratio('floorInitialize'),
+    floorFlowX: ratio('floorFlow'),
   };
 }
 
@@ -181,6 +190,10 @@ export function formatStartup(label, times, withPeer, fmt) {
     `${withPeer ? `, peer ${fmt(times.peerInitialize)}` : ''}; import('exec-server') ${fmt(times.importPackage)} (${fmt(times.importPackageX, 2)}x); ` +
     `import + spawn + run(['true']) + close ${fmt(times.importSpawnRunClose)} (${fmt(times.importSpawnRunCloseX, 2)}x); ` +
     `first command (initialize answered → closed of ['true'] sent right after) ${fmt(times.firstRun)}` +
-    `${withPeer ? `, peer ${fmt(times.peerFirstRun)}` : ''}`
+    `${withPeer ? `, peer ${fmt(times.peerFirstRun)}` : ''}\n` +
+    `startup floor${label} (scripts/bench/startup-floor.mjs, a bare CommonJS Node server and parent): spawn → initialize answered ` +
+    `${fmt(times.floorInitialize)} (${fmt(times.floorInitializeX, 2)}x bare Node), spawn + run(['true']) + close ${fmt(times.floorFlow)} ` +
+    `(${fmt(times.floorFlowX, 2)}x); ours over the floor: ${fmt(times.serverInitialize / times.floorInitialize, 2)}x, ` +
+    `${fmt(times.importSpawnRunClose / times.floorFlow, 2)}x`
   );
 }
