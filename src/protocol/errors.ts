@@ -147,5 +147,8 @@ export const Errors = {
   httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
   httpTooManyRedirects: () => internal('http/request failed: too many redirects'),
   httpRedirectScheme: (scheme: string) => internal(`http/request failed: redirect target uses unsupported URL scheme: ${scheme}`),
+  // Generation 1's texts for the same (Codex 0.134's HTTP client): `redirect-targets.ts`.
+  httpRedirectBuilder: (url: string) => internal(`http/request failed: builder error for url (${url})`),
+  httpRedirectFollowFailed: (url: string) => internal(`http/request failed: error following redirect for url (${url})`),
   httpBodyFailed: () => internal('failed to read http/request response body: error decoding response body'),
 } as const;

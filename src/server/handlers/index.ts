@@ -35,6 +35,6 @@ export function serverHandlers(dependencies: HandlerDependencies): Handlers {
     'environment/info': () => environmentInfo(generation(), sandboxSupport()),
     'environment/status': () => ({ status: 'ready' }),
     ...fsHandlers(generation, files, watches, sandbox),
-    'http/request': (params, request) => http.request(params, request.decodeBase64),
+    'http/request': (params, request) => http.request(params, request.decodeBase64, generation()),
   };
 }

@@ -12,7 +12,9 @@ import type { DecodedParamsOf, ProducedResultOf } from '../../protocol/methods.j
 import { Notification } from '../../protocol/notifications.js';
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader } from '../../protocol/types.js';
-import { countHop, type Hop, isRedirect, nextHop, redirectTarget } from './redirects.js';
+import type { Generation } from '../../protocol/method-spec.js';
+import { type RedirectTargets, redirectTargets } from './redirect-targets.js';
+import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
 
@@ -63,10 +65,9 @@ export class HttpClient {
 
   /**
    * Sends the request and follows its redirects unless told to stop
-   * (`redirectPolicy: "stop"`, generation 2). A transport failure names the
-   * URL of the hop that failed.
+   * (`redirectPolicy: "stop"`, generation 2), by `targets`' rules.
    */
-  private async send(valid: ValidRequest, stop: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  private async send(valid: ValidRequest, stop: boolean, targets: RedirectTargets, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     const { request, agent } = await this.load();
     let hop: Hop = valid;
     for (let hops = 0; ; hops++) {
@@ -75,19 +76,27 @@ export class HttpClient {
         const { method, headers, body } = hop;
         response = await request(hop.url, { method: method as Dispatcher.HttpMethod, headers, body, signal, dispatcher: agent });
       } catch {
-        throw Errors.httpSendFailed(hop.url.href);
+        throw Errors.httpSendFailed(targets.failedUrl(hop.url, valid.url));
       }
       const location = [response.headers.location].flat()[0];
-      const target = location === undefined ? undefined : redirectTarget(hop.url, location);
-      if (stop || !isRedirect(response.statusCode) || !target) return response;
+      if (stop || !isRedirect(response.statusCode) || location === undefined) return response;
       // A redirect's body is never read (one that never ends must not hold the request).
-      response.body.on('error', () => undefined).destroy();
-      countHop(hops);
+      const discard = () => response.body.on('error', () => undefined).destroy();
+      let target: URL | undefined;
+      try {
+        target = targets.follow(hop.url, location, valid.url, hops);
+      } catch (error) {
+        discard();
+        throw error;
+      }
+      if (!target) return response;
+      discard();
       hop = nextHop(hop, response.statusCode, target);
     }
   }
 
-  async request(params: Params, decodeBase64: Base64Decoder): Promise<ProducedResultOf<'http/request'>> {
+  /** `generation`: the client's, whose reference's redirect rules apply. */
+  async request(params: Params, decodeBase64: Base64Decoder, generation: Generation): Promise<ProducedResultOf<'http/request'>> {
     const valid = validateRequest(params, decodeBase64, this.env);
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
@@ -100,7 +109,7 @@ export class HttpClient {
     try {
       if (streaming) this.reserve(params.requestId, controller);
       else this.buffered.add(controller);
-      response = await this.send(valid, params.redirectPolicy === 'stop', controller.signal);
+      response = await this.send(valid, params.redirectPolicy === 'stop', redirectTargets(generation), controller.signal);
     } catch (error) {
       clear();
       this.streams.delete(params.requestId);

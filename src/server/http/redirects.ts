@@ -6,11 +6,11 @@
  * the headers that described the body; credentials and cookies
  * stay behind when the origin changes; each hop says where it came from in
  * `referer` (only the origin across origins, nothing from https to http).
+ * Which `location`s lead where differs by generation: `redirect-targets.ts`.
  */
-import { Errors } from '../../protocol/errors.js';
-
 const FOLLOWED = new Set([301, 302, 303, 307, 308]);
-const MAX_REDIRECTIONS = 10;
+/** How many redirects a request follows. */
+export const MAX_REDIRECTIONS = 10;
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding']);
 const CROSS_ORIGIN_DROPPED = new Set(['authorization', 'cookie', 'cookie2', 'proxy-authorization', 'www-authenticate']);
 
@@ -22,24 +22,8 @@ export interface Hop {
   body: Buffer | undefined;
 }
 
-/**
- * Where a redirect leads: its `location` against the URL it answered.
- * Undefined when that is not visible ASCII or names no URL: the redirect is
- * then the answer, as the reference gives it.
- */
-export function redirectTarget(from: URL, location: string): URL | undefined {
-  if (!/^[\t\x20-\x7e]*$/.test(location)) return undefined;
-  try {
-    return new URL(location, from);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request that follows `hop`'s redirect to `url`, or throws the reference's error. */
+/** The request that follows `hop`'s redirect to `url` (an HTTP URL: `redirect-targets.ts`). */
 export function nextHop(hop: Hop, status: number, url: URL): Hop {
-  const scheme = url.protocol.slice(0, -1);
-  if (scheme !== 'http' && scheme !== 'https') throw Errors.httpRedirectScheme(scheme);
   const withoutBody = status === 303 || ((status === 301 || status === 302) && hop.method === 'POST');
   const method = withoutBody && hop.method !== 'HEAD' ? 'GET' : hop.method;
   const sameOrigin = url.origin === hop.url.origin;
@@ -66,8 +50,3 @@ function refererFor(from: URL, to: URL): string | undefined {
 
 /** Whether a status is a redirect to follow. */
 export const isRedirect = (status: number): boolean => FOLLOWED.has(status);
-
-/** Throws once the ten redirects are spent. */
-export function countHop(hops: number): void {
-  if (hops === MAX_REDIRECTIONS) throw Errors.httpTooManyRedirects();
-}
