@@ -98,7 +98,12 @@ export async function runCodex({
   const mock = await startMockResponses(script);
   writeConfig(home, mock.baseUrl, serverArgv, serverEnv, tapLog, webSocket);
 
-  const env = { ...process.env, CODEX_HOME: home };
+  // The commands run in login shells (`bash -lc`): a HOME of their own keeps the machine user's
+  // dotfiles out of the run (a pyenv init there cost every command 0.7 s, and a minute once its lock
+  // was left behind).
+  const userHome = path.join(runDir, 'user-home');
+  fs.mkdirSync(userHome, { recursive: true });
+  const env = { ...process.env, CODEX_HOME: home, HOME: userHome };
   // A real key in the caller's environment must not matter (and must not be sent anywhere).
   delete env.OPENAI_API_KEY;
   delete env.CODEX_API_KEY;
