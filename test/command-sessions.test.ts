@@ -36,7 +36,8 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     return opened.sessionId!;
   };
 
-  it('keeps a session across calls', async () => {
+  // Each of these waits out its calls' timeouts in a shell of its own: they wait side by side.
+  it.concurrent('keeps a session across calls', async ({ expect }) => {
     const id = await shell();
     await sessions.exec({ sessionId: id, input: ['export', 'CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
     const out = await sessions.exec({ sessionId: id, input: ['echo $CODEX_INTERACTIVE_SHELL_VAR\n'], timeoutMs: 800 });
@@ -44,7 +45,7 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     expect(out.sessionId).toBe(id);
   });
 
-  it('keeps sessions independent', async () => {
+  it.concurrent('keeps sessions independent', async ({ expect }) => {
     const a = await shell();
     const b = await shell();
     await sessions.exec({ sessionId: a, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
@@ -54,13 +55,22 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     expect(fromA.output).toContain('[codex]');
   });
 
-  it('returns at the timeout and hands late output to a later call', async () => {
+  it.concurrent('returns at the timeout and hands late output to a later call', async ({ expect }) => {
     const id = await shell();
     await sessions.exec({ sessionId: id, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
     const early = await sessions.exec({ sessionId: id, input: ['sleep 1 && echo $CODEX_INTERACTIVE_SHELL_VAR\n'], timeoutMs: 10 });
     expect(early.output).not.toContain('codex\r\n');
     const late = await sessions.exec({ sessionId: id, input: [], timeoutMs: 2500 });
     expect(late.output).toContain('codex');
+  });
+
+  it.concurrent('forgets a session whose process exited, with an unknown-session error', async ({ expect }) => {
+    const id = await shell();
+    await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 800 });
+    const error = await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 }).catch((e) => e);
+    expect(error).toBeInstanceOf(CommandSessionError);
+    expect(error.message).toBe(`unknown session id ${id}`);
+    await expect(sessions.exec({ sessionId: 999, input: ['x'] })).rejects.toThrow('unknown session id 999');
   });
 
   it('clamps large timeouts with a warning, and returns when the process exits', async () => {
@@ -92,15 +102,6 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     const result = await sessions.exec({ input: ['/bin/echo', 'codex'], timeoutMs: 800 });
     expect(result.sessionId).toBeUndefined();
     expect(result.output).toContain('codex');
-  });
-
-  it('forgets a session whose process exited, with an unknown-session error', async () => {
-    const id = await shell();
-    await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 800 });
-    const error = await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 }).catch((e) => e);
-    expect(error).toBeInstanceOf(CommandSessionError);
-    expect(error.message).toBe(`unknown session id ${id}`);
-    await expect(sessions.exec({ sessionId: 999, input: ['x'] })).rejects.toThrow('unknown session id 999');
   });
 
   it('hands a session that ended between two calls its last output once, then forgets it', async () => {
