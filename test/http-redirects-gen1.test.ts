@@ -15,12 +15,14 @@ let web: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  web = http.createServer((request, response) => {
+  // Request lines past Node's default 16 KiB: a redirect to a long location is followed.
+  web = http.createServer({ maxHeaderSize: 1024 * 1024 }, (request, response) => {
     const url = new URL(request.url!, 'http://x');
     const to = url.searchParams.get('l') ?? '';
     const hop = Number(url.searchParams.get('n') ?? 10);
     // /to?l=… redirects to l; /chain?l=… does so after ten redirects of its own.
-    if (url.pathname === '/chain' && hop < 10)
+    if (url.pathname === '/seen') response.end(JSON.stringify({ target: request.url, referer: request.headers.referer }));
+    else if (url.pathname === '/chain' && hop < 10)
       response.writeHead(302, { location: `/chain?n=${hop + 1}&l=${encodeURIComponent(to)}` }).end();
     else if (url.pathname === '/to' || url.pathname === '/chain') response.writeHead(302, { location: to }).end();
     else response.end('landed');
@@ -46,6 +48,23 @@ async function answer(servers: Contestant[], compare: boolean, path: string, loc
   }
   if (compare) expect(outcomes.ours).toBe(outcomes.reference);
   return outcomes.ours!;
+}
+
+/** What the landing page saw (request target and referer) after a redirect to `location`, or the error; compared. */
+async function landing(servers: Contestant[], compare: boolean, location: string): Promise<unknown> {
+  const outcomes: Record<string, unknown> = {};
+  for (const { name, server } of servers) {
+    const url = `${base}/to?n=0&l=${encodeURIComponent(location.split('BASE').join(base))}`;
+    const response = await server.call('http/request', { method: 'GET', url, headers: [], requestId: 'r', timeoutMs: 5000 });
+    const seen = response.error ?? JSON.parse(Buffer.from(response.result.bodyBase64, 'base64').toString() || 'null');
+    outcomes[name] = JSON.parse(
+      JSON.stringify(seen ?? { status: response.result.status })
+        .split(base)
+        .join('BASE'),
+    );
+  }
+  if (compare) expect(outcomes.ours).toEqual(outcomes.reference);
+  return outcomes.ours;
 }
 
 const ORIGINAL = (location: string, path = '/to') => `BASE${path}?n=0&l=${encodeURIComponent(location)}`;
@@ -76,6 +95,13 @@ describe(`redirect targets over generation 1, side by side with Codex ${GENERATI
       ['//', 'status 302'],
       ['foo://h:99999/', builder(ORIGINAL('foo://h:99999/'))],
       ['https:', builder(ORIGINAL('https:'))],
+      // RFC 3986 reads these as absolute, and `Uri` refuses them (Node's parser takes each).
+      ['http:/x', 'status 302'],
+      ['http:127.0.0.1:1', 'status 302'],
+      ['http://%41/', 'status 302'],
+      ['https:#', 'status 302'],
+      ['file:x', builder('file:///x')],
+      ['foo://[V1.x]/', builder(ORIGINAL('foo://[V1.x]/'))],
     ];
     for (const [location, expected] of cases) expect([location, await viaGeneration1(location)]).toEqual([location, expected]);
   });
@@ -94,6 +120,36 @@ describe(`redirect targets over generation 1, side by side with Codex ${GENERATI
   });
 });
 
+describe('what both generations send where a redirect lands', () => {
+  const both = async (location: string) => [
+    await landing(generation1, hasGeneration1Reference, location),
+    await landing(generation2, hasReference, location),
+  ];
+
+  it('reads a location without the blanks around it, keeps an empty query, and takes one past 16 KiB', async () => {
+    const from = (location: string) => `BASE/to?n=0&l=${encodeURIComponent(location)}`;
+    expect(await both('\t/seen?a ')).toEqual([
+      { target: '/seen?a', referer: from('\t/seen?a ') },
+      { target: '/seen?a', referer: from('\t/seen?a ') },
+    ]);
+    expect(await both('/seen?')).toEqual([
+      { target: '/seen?', referer: from('/seen?') },
+      { target: '/seen?', referer: from('/seen?') },
+    ]);
+    const long = `/seen?${'a'.repeat(17_000)}`;
+    expect(((await both(long)) as Array<{ target: string }>).map((seen) => seen.target)).toEqual([long, long]);
+  });
+
+  it('sends the whole previous URL as referer across origins over generation 1, only its origin over generation 2', async () => {
+    const location = `${base.replace('127.0.0.1', 'localhost')}/seen`;
+    const from = `BASE/to?n=0&l=${encodeURIComponent(location)}`;
+    expect(await both(location)).toEqual([
+      { target: '/seen', referer: from },
+      { target: '/seen', referer: 'BASE/' },
+    ]);
+  });
+});
+
 describe('the same redirects over generation 2, side by side with Codex 0.169.0', () => {
   const viaGeneration2 = (location: string, path = '/to') => answer(generation2, hasReference, path, location);
 
@@ -105,5 +161,10 @@ describe('the same redirects over generation 2, side by side with Codex 0.169.0'
     expect(await viaGeneration2('https:')).toBe(`builder error for url (${ORIGINAL('https:')})`);
     expect(await viaGeneration2('http:///')).toBe('status 302');
     expect(await viaGeneration2('file:///etc/hostname')).toBe('redirect target uses unsupported URL scheme: file');
+    // reqwest reads every location first (RFC 3986, `Uri`, its URL parser): `http:` fails there, naming the hop.
+    expect(await viaGeneration2('http:')).toBe(`builder error for url (${ORIGINAL('http:')})`);
+    expect(await viaGeneration2('https:#')).toBe('status 302');
+    // The next hop's own request refuses a URL that is no `Uri`.
+    expect(await viaGeneration2('http://a{b/')).toBe('builder error for url (http://a{b/)');
   });
 });

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
@@ -187,6 +188,22 @@ describe('http/request buffered (§5)', () => {
       code: -32603,
       message: 'failed to read http/request response body: error decoding response body',
     });
+  });
+
+  it('answers at timeoutMs while a TLS handshake hangs (undici alone waited for its 10 s connect timeout)', async () => {
+    const silent = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
+    try {
+      const started = Date.now();
+      expect(await server.error('http/request', req({ url, timeoutMs: 500 }))).toEqual({
+        code: -32603,
+        message: `http/request failed: error sending request for url (${url})`,
+      });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      silent.close();
+    }
   });
 
   it('does not block other requests while a slow request is pending (EXT-CONCURRENCY)', async () => {

@@ -14,6 +14,7 @@ import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader } from '../../protocol/types.js';
 import type { Generation } from '../../protocol/method-spec.js';
 import { type RedirectTargets, redirectTargets } from './redirect-targets.js';
+import { sendHop } from './hop-request.js';
 import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
@@ -35,8 +36,11 @@ interface ActiveStream {
 
 type Undici = typeof import('undici');
 
+/** hyper's default read buffer for a response head: 8 KiB + 100 × 4 KiB. */
+const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
+
 export class HttpClient {
-  private undici: Promise<{ request: Undici['request']; agent: Dispatcher }> | undefined;
+  private undici: Promise<Dispatcher> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
   /** Buffered requests still waiting for their whole answer. */
   private readonly buffered = new Set<AbortController>();
@@ -54,11 +58,14 @@ export class HttpClient {
   }
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
-  private load(): Promise<{ request: Undici['request']; agent: Dispatcher }> {
+  private load(): Promise<Dispatcher> {
     this.undici ??= Promise.all([import('undici'), this.extraCaCerts?.secureContext()]).then(([module, secureContext]) => {
       // Bundled, this CommonJS package comes as a default export.
-      const { Agent, request } = 'Agent' in module ? module : (module as { default: Undici }).default;
-      return { request, agent: new Agent(secureContext ? { connect: { secureContext } } : undefined) };
+      const { Agent } = 'Agent' in module ? module : (module as { default: Undici }).default;
+      // Response heads as large as the references' HTTP client (hyper) reads: undici's default
+      // (16 KiB) failed a redirect whose location they follow.
+      const maxHeaderSize = HYPER_MAX_HEAD_BYTES;
+      return new Agent(secureContext ? { maxHeaderSize, connect: { secureContext } } : { maxHeaderSize });
     });
     return this.undici;
   }
@@ -68,13 +75,12 @@ export class HttpClient {
    * (`redirectPolicy: "stop"`, generation 2), by `targets`' rules.
    */
   private async send(valid: ValidRequest, stop: boolean, targets: RedirectTargets, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const { request, agent } = await this.load();
+    const agent = await this.load();
     let hop: Hop = valid;
     for (let hops = 0; ; hops++) {
       let response: Dispatcher.ResponseData;
       try {
-        const { method, headers, body } = hop;
-        response = await request(hop.url, { method: method as Dispatcher.HttpMethod, headers, body, signal, dispatcher: agent });
+        response = await sendHop(agent, hop.url, hop, signal);
       } catch {
         throw Errors.httpSendFailed(targets.failedUrl(hop.url, valid.url));
       }
@@ -91,7 +97,7 @@ export class HttpClient {
       }
       if (!target) return response;
       discard();
-      hop = nextHop(hop, response.statusCode, target);
+      hop = nextHop(hop, response.statusCode, target, targets.referer);
     }
   }
 

@@ -2,23 +2,27 @@
  * Where a redirect leads, and the errors on the way, as each generation's
  * reference has them (both checked side by side: test/http-redirects*.test.ts).
  *
- * Generation 2 (Codex 0.169) follows redirects itself, one request per hop:
- * a `location` that Node's URL parser takes is followed if it is HTTP, and
- * fails naming its scheme otherwise (before too many redirects are counted);
- * a failed hop names its own URL.
+ * Both references' HTTP client (reqwest) first resolves the `location` by
+ * RFC 3986 (`uri-reference.ts`) and reads the target as the `http` crate's
+ * `Uri` (`http-uri.ts`), then through its URL parser.
  *
- * Generation 1 (Codex 0.134, reqwest) first reads the `location` by RFC 3986
- * (`uri-reference.ts`) and the resolved target as the `http` crate's `Uri`
- * (`http-uri.ts`): a target either refuses is not followed. Too many
- * redirects name the last URL that redirected; then a target that is not
- * HTTP is a "builder error" naming it in `Uri`'s form; a failed send names
- * the URL the request was made for, whichever hop failed.
+ * Generation 1 (Codex 0.134) follows that: a target RFC 3986 or `Uri`
+ * refuses is not followed; one its URL parser refuses is a "builder error"
+ * naming the URL asked for. Too many redirects name the last URL that
+ * redirected; then a target that is not HTTP is a builder error naming it;
+ * a failed send names the URL asked for, whichever hop failed.
+ *
+ * Generation 2 (Codex 0.169) has reqwest hand every redirect back (after the
+ * URL parser's check, naming the hop) and follows it itself, one request per
+ * hop: a `location` Node's URL parser takes is followed if it is HTTP, and
+ * fails naming its scheme otherwise, before too many redirects are counted;
+ * a hop's URL that is no `Uri` fails its request; a failed hop names its URL.
  */
 import { Errors } from '../../protocol/errors.js';
 import type { Generation } from '../../protocol/method-spec.js';
 import { asHttpUri } from './http-uri.js';
-import { MAX_REDIRECTIONS } from './redirects.js';
-import { isUriReference } from './uri-reference.js';
+import { MAX_REDIRECTIONS, type RefererAcrossOrigins } from './redirects.js';
+import { isUriReference, resolveReference } from './uri-reference.js';
 
 export interface RedirectTargets {
   /**
@@ -29,11 +33,12 @@ export interface RedirectTargets {
   follow(from: URL, location: string, original: URL, followed: number): URL | undefined;
   /** The URL a failed send names. */
   failedUrl(hop: URL, original: URL): string;
+  /** What a hop's `referer` says when it crosses origins. */
+  readonly referer: RefererAcrossOrigins;
 }
 
 /** Visible ASCII and tab: a `location` with anything else is the answer in both generations. */
 const VISIBLE_ASCII = /^[\t\x20-\x7e]*$/;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const isHttp = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
 
 function parse(location: string, base?: URL): URL | undefined {
@@ -45,45 +50,51 @@ function parse(location: string, base?: URL): URL | undefined {
 }
 
 /**
- * A `location` Node's URL parser refuses, as both references' HTTP client
- * (reqwest) reads it first: if RFC 3986 resolves it and `Uri` takes that, its
- * own URL parser refuses it after all (a port past 65535, an IPvFuture host,
- * `https:`), a "builder error" naming `named`. Otherwise the redirect is the answer.
+ * The target as reqwest's redirect layer reads `location`: resolved by RFC
+ * 3986 and read as a `Uri` (undefined when either refuses it); `url` is that
+ * `Uri` through its URL parser (undefined when it refuses it).
  */
-function refuseUnparsed(from: URL, location: string, named: URL): undefined {
+function reqwestTarget(from: URL, location: string): { uri: string; url: URL | undefined } | undefined {
   if (!isUriReference(location)) return undefined;
-  const resolved = SCHEME.test(location) ? location : location.startsWith('//') ? `${from.protocol}${location}` : undefined;
-  if (resolved === undefined || asHttpUri(resolved.split('#')[0]!) !== undefined) throw Errors.httpRedirectBuilder(named.href);
-  return undefined;
+  const uri = asHttpUri(resolveReference(from.href, location));
+  return uri === undefined ? undefined : { uri, url: parse(uri) };
 }
+
+/** A header value without the blanks around it, as the references' HTTP parser hands it over. */
+const trimmed = (value: string) => value.replace(/^[\t ]+|[\t ]+$/g, '');
 
 const generation2: RedirectTargets = {
   follow(from, location, _original, followed) {
-    if (!VISIBLE_ASCII.test(location)) return undefined;
-    // Each hop is a request of its own to the reference, so its errors name the hop.
-    const url = parse(location, from) ?? refuseUnparsed(from, location, from);
+    const text = trimmed(location);
+    if (!VISIBLE_ASCII.test(text)) return undefined;
+    // reqwest's redirect layer reads it first, then hands the redirect back to the reference's own
+    // loop; what it cannot parse fails there. Each hop is a request of its own, named by its URL.
+    const early = reqwestTarget(from, text);
+    if (early && !early.url) throw Errors.httpRedirectBuilder(from.href);
+    const url = parse(text, from);
     if (!url) return undefined;
     if (!isHttp(url)) throw Errors.httpRedirectScheme(url.protocol.slice(0, -1));
     if (followed === MAX_REDIRECTIONS) throw Errors.httpTooManyRedirects();
+    // The next hop's request refuses a URL that is no `Uri` (`{` in a host, 64 KiB of path).
+    if (asHttpUri(url.href) === undefined) throw Errors.httpRedirectBuilder(url.href);
     return url;
   },
   failedUrl: (hop) => hop.href,
+  referer: 'origin',
 };
 
 const generation1: RedirectTargets = {
   follow(from, location, original, followed) {
-    if (!VISIBLE_ASCII.test(location) || !isUriReference(location)) return undefined;
-    // By RFC 3986 a location with a scheme is absolute, even `http:foo` under an http URL.
-    const url = (SCHEME.test(location) ? parse(location) : parse(location, from)) ?? refuseUnparsed(from, location, original);
-    if (!url) return undefined;
-    url.hash = ''; // a `Uri` has no fragment
-    const uri = asHttpUri(url.href);
-    if (uri === undefined) return undefined;
+    const text = trimmed(location);
+    const target = VISIBLE_ASCII.test(text) ? reqwestTarget(from, text) : undefined;
+    if (!target) return undefined;
+    if (!target.url) throw Errors.httpRedirectBuilder(original.href);
     if (followed === MAX_REDIRECTIONS) throw Errors.httpRedirectFollowFailed(from.href);
-    if (!isHttp(url)) throw Errors.httpRedirectBuilder(parse(uri)?.href ?? original.href);
-    return url;
+    if (!isHttp(target.url)) throw Errors.httpRedirectBuilder(target.url.href);
+    return target.url;
   },
   failedUrl: (_hop, original) => original.href,
+  referer: 'whole',
 };
 
 export const redirectTargets = (generation: Generation): RedirectTargets => (generation === 2 ? generation2 : generation1);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isUriReference } from '../../../../src/server/http/uri-reference.js';
+import { isUriReference, resolveReference } from '../../../../src/server/http/uri-reference.js';
 
 // Each case's verdict is what Codex 0.134 made of it as a redirect's `location`
 // (followed or refused; see test/http-redirects-gen1.test.ts for the side-by-side run).
@@ -66,5 +66,64 @@ describe('isUriReference (RFC 3986)', () => {
       .tuple(word, fc.nat(99999), fc.array(word, { maxLength: 4 }), word, word)
       .map(([host, port, segments, query, fragment]) => `s+.-://u:p@${host}:${port}/${segments.join('/')}?${query}/?#${fragment}:@`);
     fc.assert(fc.property(uri, (text) => isUriReference(text)));
+  });
+});
+
+describe('resolveReference (RFC 3986 section 5.2)', () => {
+  const base = 'http://a/b/c/d;p?q';
+  // Section 5.4's examples, normal and abnormal.
+  const examples: Array<[string, string]> = [
+    ['g:h', 'g:h'],
+    ['g', 'http://a/b/c/g'],
+    ['./g', 'http://a/b/c/g'],
+    ['g/', 'http://a/b/c/g/'],
+    ['/g', 'http://a/g'],
+    ['//g', 'http://g'],
+    ['?y', 'http://a/b/c/d;p?y'],
+    ['g?y', 'http://a/b/c/g?y'],
+    ['#s', 'http://a/b/c/d;p?q#s'],
+    ['g#s', 'http://a/b/c/g#s'],
+    ['g?y#s', 'http://a/b/c/g?y#s'],
+    [';x', 'http://a/b/c/;x'],
+    ['g;x', 'http://a/b/c/g;x'],
+    ['g;x?y#s', 'http://a/b/c/g;x?y#s'],
+    ['', 'http://a/b/c/d;p?q'],
+    ['.', 'http://a/b/c/'],
+    ['./', 'http://a/b/c/'],
+    ['..', 'http://a/b/'],
+    ['../', 'http://a/b/'],
+    ['../g', 'http://a/b/g'],
+    ['../..', 'http://a/'],
+    ['../../', 'http://a/'],
+    ['../../g', 'http://a/g'],
+    ['../../../g', 'http://a/g'],
+    ['../../../../g', 'http://a/g'],
+    ['/./g', 'http://a/g'],
+    ['/../g', 'http://a/g'],
+    ['g.', 'http://a/b/c/g.'],
+    ['.g', 'http://a/b/c/.g'],
+    ['g..', 'http://a/b/c/g..'],
+    ['..g', 'http://a/b/c/..g'],
+    ['./../g', 'http://a/b/g'],
+    ['./g/.', 'http://a/b/c/g/'],
+    ['g/./h', 'http://a/b/c/g/h'],
+    ['g/../h', 'http://a/b/c/h'],
+    ['g;x=1/./y', 'http://a/b/c/g;x=1/y'],
+    ['g;x=1/../y', 'http://a/b/c/y'],
+    ['g?y/./x', 'http://a/b/c/g?y/./x'],
+    ['g?y/../x', 'http://a/b/c/g?y/../x'],
+    ['g#s/./x', 'http://a/b/c/g#s/./x'],
+    ['g#s/../x', 'http://a/b/c/g#s/../x'],
+    ['http:g', 'http:g'],
+  ];
+
+  it('resolves every example of section 5.4 as the RFC gives it (a scheme makes a reference absolute, even `http:g`)', () => {
+    for (const [reference, resolved] of examples) expect([reference, resolveReference(base, reference)]).toEqual([reference, resolved]);
+  });
+
+  it('keeps an empty query and an empty fragment, which a URL parser may drop', () => {
+    expect(resolveReference('http://a/b', '/c?')).toBe('http://a/c?');
+    expect(resolveReference('http://a/b', '/c?#')).toBe('http://a/c?#');
+    expect(resolveReference('http://a', 'g')).toBe('http://a/g');
   });
 });

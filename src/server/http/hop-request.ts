@@ -1,0 +1,46 @@
+/**
+ * Sending one hop through undici's dispatcher, as the references' HTTP
+ * client sends it: the request target keeps an empty query (`/a?`), which
+ * Node's URL drops from `search`; and the request fails when its signal
+ * aborts, even while undici is still connecting (it let a silent TLS
+ * handshake run to its own 10 s connect timeout past `timeoutMs`).
+ */
+import type { Dispatcher } from 'undici';
+
+/** The path and query to send for `url`. */
+export function requestPath(url: URL): string {
+  if (url.search !== '') return `${url.pathname}${url.search}`;
+  // Neither userinfo nor path holds a raw `?` or `#` in a serialized URL.
+  const query = url.href.indexOf('?');
+  const hash = url.href.indexOf('#');
+  return query !== -1 && (hash === -1 || query < hash) ? `${url.pathname}?` : url.pathname;
+}
+
+/** One request of `hop`'s method, headers and body to `url`, failed at once when `signal` aborts. */
+export function sendHop(
+  agent: Dispatcher,
+  url: URL,
+  options: { method: string; headers: string[]; body: Buffer | undefined },
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  const { headers, body } = options;
+  const method = options.method as Dispatcher.HttpMethod;
+  const sent = agent.request({ origin: url.origin, path: requestPath(url), method, headers, body, signal });
+  if (signal.aborted) return sent;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    sent.then(
+      (response) => {
+        signal.removeEventListener('abort', onAbort);
+        // Answered as the abort came: nobody will read this body.
+        if (signal.aborted) response.body.on('error', () => undefined).destroy();
+        resolve(response);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
