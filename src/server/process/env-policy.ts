@@ -28,11 +28,12 @@ const CORE_VARIABLES: ReadonlySet<string> = new Set([
 ]);
 const DEFAULT_EXCLUDES = ['*KEY*', '*SECRET*', '*TOKEN*'];
 
-/** A glob with `*` as its only wildcard, matched case-insensitively against a whole name. */
+/** A glob with `*` and `?` as its wildcards (`[` is literal, as the reference takes it), matched case-insensitively against a whole name. */
 export function globMatcher(pattern: string): (name: string) => boolean {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const source = pattern
     .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .map((part) => part.split('?').map(literal).join('.'))
     .join('.*');
   const regex = new RegExp(`^${source}$`, 'is');
   return (name) => regex.test(name);

@@ -66,6 +66,13 @@ describe('globMatcher', () => {
     ['*', '', true],
     ['a*b*c', 'aXXbYYc', true],
     ['a*b*c', 'aXXbYY', false],
+    // `?` is one character, `[…]` literal, as Codex's envPolicy matches them (checked against both references).
+    ['LAN?', 'LANG', true],
+    ['?THER', 'OTHER', true],
+    ['H?ME', 'HOME', true],
+    ['LAN?', 'LAN', false],
+    ['[O]THER', 'OTHER', false],
+    ['[O]THER', '[O]THER', true],
   ])('%s matches %s: %s', (pattern, name, expected) => {
     expect(globMatcher(pattern)(name)).toBe(expected);
   });
