@@ -79,7 +79,12 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     const workspace = freshWorkspace();
     const params = startParams(workspace, 'echo "mark=$ISOLATION_MARK"; exec sleep 60.411', { ...BASE_ENV, ISOLATION_MARK: 'inside' });
     await server.request('process/start', params);
-    await server.waitFor((m) => m.method === 'process/output' && m.params.processId === params.processId);
+    // Its mark, not just any output: bash there may print ~/.bashrc's complaints first (see the README).
+    const printed = (m: { method?: string; params?: { processId?: string; chunk?: string } }) =>
+      m.method === 'process/output' &&
+      m.params?.processId === params.processId &&
+      Buffer.from(m.params.chunk ?? '', 'base64').includes('mark=');
+    await server.waitFor(printed);
     const [bwrap] = await waitFound('60.411', findBwrap(undefined));
     expect(bwrap).toBeDefined();
     expect(fs.readFileSync(`/proc/${bwrap}/environ`, 'latin1')).not.toContain('ISOLATION_MARK');
