@@ -84,7 +84,15 @@ export function fileUriToPath(value: string, what: 'path' | 'cwd' = 'path'): str
  */
 export const nativePath = (value: string): string => path.posix.resolve(value);
 
-export const pathToFileUri = (native: string): string => pathToFileURL(native).href;
+/**
+ * Characters Node's `pathToFileURL` percent-encodes and the reference's (Rust's `url` crate) leaves
+ * as they are: `[slug]` directories and `name~` files come back as the reference writes them. Every
+ * `%` in Node's output starts an escape (a `%` in a name is `%25`), so these match only escapes.
+ */
+const RAW_IN_REFERENCE_URIS = /%(5B|5D|5E|7C|7E)/g;
+const rawCharacter = (_escape: string, hex: string): string => String.fromCharCode(Number.parseInt(hex, 16));
+
+export const pathToFileUri = (native: string): string => pathToFileURL(native).href.replace(RAW_IN_REFERENCE_URIS, rawCharacter);
 
 /** A path as the client wrote it: the native form, and whether it came as a URI (answers use the same form). */
 export interface ClientPath {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../src/protocol/errors.js';
-import { fileUriToPath } from '../../../src/protocol/path-uri.js';
+import { fileUriToPath, pathToFileUri } from '../../../src/protocol/path-uri.js';
 
 /** Characters a plain URI path may hold, with dots and slashes frequent enough to make dot segments and `//`. */
 const plainPath = fc
@@ -48,5 +48,13 @@ describe('fileUriToPath', () => {
     for (const uri of ['file:///x?y', 'file:///x#', 'file://host/x', 'file:///C:/x', 'file:///a%00b', 'file:///%FF', 'relative']) {
       expect(() => fileUriToPath(uri), uri).toThrow(ProtocolError);
     }
+  });
+});
+
+describe('pathToFileUri', () => {
+  it('leaves [ ] ^ | ~ raw, as the reference writes them, and encodes the rest as Node does', () => {
+    expect(pathToFileUri('/w/[slug]/a^b|c~')).toBe('file:///w/[slug]/a^b|c~');
+    expect(pathToFileUri('/w/%5B x#?')).toBe('file:///w/%255B%20x%23%3F');
+    expect(pathToFileUri('/w/é')).toBe('file:///w/%C3%A9');
   });
 });
