@@ -77,6 +77,13 @@ describe('fs/copy onto what is there, side by side with the reference', () => {
     expect(await names('src/sub')).toEqual(['b.txt']);
   });
 
+  it('makes the directories missing on the way to a directory copy, not to a file copy', async () => {
+    expect(await copy('src', 'new/deeper/copy')).toEqual({});
+    expect(await read('new/deeper/copy/sub/b.txt')).toBe('new b\n');
+    expect(await copy('src/a.txt', 'absent/a.txt', false)).toEqual({ code: -32004, message: 'No such file or directory (os error 2)' });
+    expect(await copy('src', 'file.txt/under')).toEqual({ code: -32603, message: 'Not a directory (os error 20)' });
+  });
+
   it('replaces a file', async () => {
     expect(await copy('src/a.txt', 'file.txt', false)).toEqual({});
     expect(await read('file.txt')).toBe('new a\n');

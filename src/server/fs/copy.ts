@@ -19,7 +19,7 @@ export async function copy(source: string, destination: string, recursive: boole
     // A destination that is there is judged where it leads (a symlink into the source too).
     const to = await fs.realpath(destination).catch(async () => path.resolve(await realParent(destination), path.basename(destination)));
     if (to === from || to.startsWith(`${from}/`)) throw Errors.copyIntoItself();
-    await copyDirectory(source, destination);
+    await copyDirectory(source, destination, true);
   });
   return {};
 }
@@ -55,12 +55,13 @@ async function copyFile(source: string, destination: string): Promise<void> {
  * Merges into a directory that is there (a symlink to one too): files are
  * replaced, a symlink in the way is EEXIST, in the OS's order, stopping at
  * the first error, as the reference does. FIFOs, sockets and devices in it
- * are left out, as the reference leaves them.
+ * are left out, as the reference leaves them. `top`: the destination asked
+ * for, made with the directories missing on its way, as the reference makes it.
  */
-async function copyDirectory(source: string, destination: string): Promise<void> {
+async function copyDirectory(source: string, destination: string, top = false): Promise<void> {
   const existing = await fs.stat(destination).catch(() => undefined);
   if (existing && !existing.isDirectory()) throw systemError('EEXIST');
-  if (!existing) await fs.mkdir(destination);
+  if (!existing) await fs.mkdir(destination, { recursive: top });
   for (const dirent of await direntsInOsOrder(source)) {
     const from = path.join(source, dirent.name);
     const to = path.join(destination, dirent.name);
