@@ -14,6 +14,7 @@ import type { Base64Decoder } from '../../protocol/base64.js';
 import type { HttpBodyDeltaNotification, HttpHeader } from '../../protocol/types.js';
 import type { Generation } from '../../protocol/method-spec.js';
 import { type RedirectTargets, redirectTargets } from './redirect-targets.js';
+import { isHeaderText } from './header-text.js';
 import { sendHop } from './hop-request.js';
 import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
@@ -188,9 +189,6 @@ export class HttpClient {
   }
 }
 
-/** Visible ASCII and tab only: the reference leaves out a header whose value is anything else. */
-const VISIBLE_ASCII = /^[\t\x20-\x7e]*$/;
-
 /**
  * undici's header object → the wire list, lower-case names, duplicates kept;
  * values without trailing blanks, and only those the reference can read as
@@ -201,7 +199,7 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
-      if (VISIBLE_ASCII.test(item)) list.push({ name: name.toLowerCase(), value: item.replace(/[\t ]+$/, '') });
+      if (isHeaderText(item)) list.push({ name: name.toLowerCase(), value: item.replace(/[\t ]+$/, '') });
     }
   }
   return list;

@@ -20,6 +20,7 @@
  */
 import { Errors } from '../../protocol/errors.js';
 import type { Generation } from '../../protocol/method-spec.js';
+import { isHeaderText } from './header-text.js';
 import { asHttpUri } from './http-uri.js';
 import { MAX_REDIRECTIONS, type RefererAcrossOrigins } from './redirects.js';
 import { isUriReference, resolveReference } from './uri-reference.js';
@@ -37,8 +38,6 @@ export interface RedirectTargets {
   readonly referer: RefererAcrossOrigins;
 }
 
-/** Visible ASCII and tab: a `location` with anything else is the answer in both generations. */
-const VISIBLE_ASCII = /^[\t\x20-\x7e]*$/;
 const isHttp = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
 
 function parse(location: string, base?: URL): URL | undefined {
@@ -66,7 +65,7 @@ const trimmed = (value: string) => value.replace(/^[\t ]+|[\t ]+$/g, '');
 const generation2: RedirectTargets = {
   follow(from, location, _original, followed) {
     const text = trimmed(location);
-    if (!VISIBLE_ASCII.test(text)) return undefined;
+    if (!isHeaderText(text)) return undefined;
     // reqwest's redirect layer reads it first, then hands the redirect back to the reference's own
     // loop; what it cannot parse fails there. Each hop is a request of its own, named by its URL.
     const early = reqwestTarget(from, text);
@@ -86,7 +85,7 @@ const generation2: RedirectTargets = {
 const generation1: RedirectTargets = {
   follow(from, location, original, followed) {
     const text = trimmed(location);
-    const target = VISIBLE_ASCII.test(text) ? reqwestTarget(from, text) : undefined;
+    const target = isHeaderText(text) ? reqwestTarget(from, text) : undefined;
     if (!target) return undefined;
     if (!target.url) throw Errors.httpRedirectBuilder(original.href);
     if (followed === MAX_REDIRECTIONS) throw Errors.httpRedirectFollowFailed(from.href);
