@@ -62,7 +62,10 @@ const combineBlocks = (results) => ({
       'writeCpuMs',
       'writeClientCpuMs',
       'readAgainMiBps',
+      'readAgainCpuMs',
+      'readAgainClientCpuMs',
       'writeAgainMiBps',
+      'writeAgainCpuMs',
     ].map((key) => [key, median(results.map((r) => r[key]))]),
   ),
   exact: results.every((r) => r.exact),
@@ -228,14 +231,17 @@ async function main() {
     ['writeBlock server CPU ms', 'blocks', 'writeCpuMs'],
     ['writeBlock client CPU ms', 'blocks', 'writeClientCpuMs'],
     ['readBlock MiB/s, again', 'blocks', 'readAgainMiBps'],
+    ['readBlock again, srv CPU', 'blocks', 'readAgainCpuMs'],
+    ['readBlock again, drv CPU', 'blocks', 'readAgainClientCpuMs'],
     ['writeBlock MiB/s, again', 'blocks', 'writeAgainMiBps'],
+    ['writeBlock again, srv CPU', 'blocks', 'writeAgainCpuMs'],
   ];
-  console.log(`${'metric'.padEnd(24)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
+  console.log(`${'metric'.padEnd(26)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
   for (const [label, workload, field] of rows) {
     const a = ours[workload]?.[field];
     const b = peer?.[workload]?.[field];
     const ratio = Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}x` : '';
-    console.log(`${label.padEnd(24)}${fmt(a).padStart(10)}${(peer ? fmt(b) : '').padStart(10)}${ratio.padStart(11)}`);
+    console.log(`${label.padEnd(26)}${fmt(a).padStart(10)}${(peer ? fmt(b) : '').padStart(10)}${ratio.padStart(11)}`);
   }
   const fraction = (workload) => {
     const raw = ours[workload]?.rawMiBps;

@@ -175,7 +175,10 @@ export async function blockTransfer(command, bytes = 256 * MiB) {
       writeCpuMs: written.cpuMs,
       writeClientCpuMs: written.clientCpuMs,
       readAgainMiBps: bytes / MiB / readAgain.seconds,
+      readAgainCpuMs: readAgain.cpuMs,
+      readAgainClientCpuMs: readAgain.clientCpuMs,
       writeAgainMiBps: bytes / MiB / writtenAgain.seconds,
+      writeAgainCpuMs: writtenAgain.cpuMs,
       exact: exact && readAgain.result && sha256(copy) === source.sha,
     };
   } finally {
