@@ -34,6 +34,12 @@ function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog, webSocket) {
       'requires_openai_auth = false',
       'request_max_retries = 0',
       'stream_max_retries = 0',
+      // Features that never touch the exec-server, off: each run would start them (a `git ls-remote`
+      // of the plugin catalogue, app discovery), which only takes CPU from the cases beside it.
+      '[features]',
+      'plugins = false',
+      'remote_plugin = false',
+      'apps = false',
       '',
     ].join('\n'),
   );
