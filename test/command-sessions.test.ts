@@ -18,7 +18,9 @@ if (references.length === 0) {
   );
 }
 
-describe.each(kinds)('CommandSessions over $name', ({ create }) => {
+// The kinds run side by side, as do the tests marked concurrent in each: most of their time is spent
+// waiting out the calls' timeouts. The rest run one at a time within their kind (`it.sequential`).
+describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('CommandSessions over $name', ({ create, index }) => {
   let executor: Executor;
   let sessions: CommandSessions;
   beforeAll(async () => {
@@ -73,7 +75,7 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     await expect(sessions.exec({ sessionId: 999, input: ['x'] })).rejects.toThrow('unknown session id 999');
   });
 
-  it('clamps large timeouts with a warning, and returns when the process exits', async () => {
+  it.sequential('clamps large timeouts with a warning, and returns when the process exits', async () => {
     const started = Date.now();
     const result = await sessions.exec({ input: ['echo', 'codex'], timeoutMs: 120_000 });
     expect(result.output.startsWith('Warning: requested timeout 120000ms exceeds maximum of 60000ms; clamping to 60000ms.\n')).toBe(true);
@@ -81,31 +83,33 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('refuses a NaN timeout, and ends execs starting or collecting when the sessions close, killing their processes', async () => {
+  it.sequential('refuses a NaN timeout, and ends execs starting or collecting when the sessions close, killing their processes', async () => {
     await expect(sessions.exec({ input: ['true'], timeoutMs: Number.NaN })).rejects.toThrow(RangeError);
     const own = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
     const started = Date.now();
     // One still starting when close() runs, one already collecting: both end, their processes killed.
-    const starting = own.exec({ input: ['sleep', '30.511'], timeoutMs: 20_000 });
+    // Markers of this kind's own, since the other kinds run the same test meanwhile.
+    const [startingMark, collectingMark] = [`30.5${index}1`, `30.5${index}2`];
+    const starting = own.exec({ input: ['sleep', startingMark], timeoutMs: 20_000 });
     await own.close();
     expect(await starting).toEqual({ output: '' });
     const later = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
-    const collecting = later.exec({ input: ['sh', '-c', 'echo up; exec sleep 30.512'], timeoutMs: 20_000 });
-    await vi.waitFor(() => expect(findByCmdline('30.512')).not.toEqual([]));
+    const collecting = later.exec({ input: ['sh', '-c', `echo up; exec sleep ${collectingMark}`], timeoutMs: 20_000 });
+    await vi.waitFor(() => expect(findByCmdline(collectingMark)).not.toEqual([]));
     await later.close();
     expect(await collecting).not.toHaveProperty('sessionId'); // over, its process gone
-    expect(await waitDead([...findByCmdline('30.511'), ...findByCmdline('30.512')])).toEqual([]);
+    expect(await waitDead([...findByCmdline(startingMark), ...findByCmdline(collectingMark)])).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it('does not keep completed commands', async () => {
+  it.sequential('does not keep completed commands', async () => {
     const result = await sessions.exec({ input: ['/bin/echo', 'codex'], timeoutMs: 800 });
     expect(result.sessionId).toBeUndefined();
     expect(result.output).toContain('codex');
   });
 
-  it('hands a session that ended between two calls its last output once, then forgets it', async () => {
-    const trigger = path.join(os.tmpdir(), `sessions-end-${process.pid}-${Date.now()}`);
+  it.sequential('hands a session that ended between two calls its last output once, then forgets it', async () => {
+    const trigger = path.join(os.tmpdir(), `sessions-end-${process.pid}-${index}`);
     const script = 'while [ ! -e "$0" ]; do sleep 0.01; done; echo important-result; exit 3';
     const opened = await sessions.exec({ input: ['sh', '-c', script, trigger], timeoutMs: 0 });
     const id = opened.sessionId!;
@@ -128,11 +132,11 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     await expect(sessions.exec({ sessionId: id, input: [] })).rejects.toThrow(`unknown session id ${id}`);
   });
 
-  it('rejects an empty command line', async () => {
+  it.sequential('rejects an empty command line', async () => {
     await expect(sessions.exec({ input: [] })).rejects.toThrow('missing command line');
   });
 
-  it('caps output at 128 KiB, cut in the middle, never splitting a character', async () => {
+  it.sequential('caps output at 128 KiB, cut in the middle, never splitting a character', async () => {
     const result = await sessions.exec({
       input: [
         'sh',
@@ -147,10 +151,10 @@ describe.each(kinds)('CommandSessions over $name', ({ create }) => {
     expect(result.output).not.toContain('\uFFFD');
   });
 
-  it('cuts output that piled up between two calls the same way: head, marked middle, tail, whole characters', async () => {
+  it.sequential('cuts output that piled up between two calls the same way: head, marked middle, tail, whole characters', async () => {
     const burst = 'printf "HEAD"; i=0; while [ $i -lt 4000 ]; do printf "ééééééééééééééééééééééééééééééé"; i=$((i+1)); done; printf "TAIL"';
     // Started by a file, not by input: a call that writes input could still be collecting when the burst comes.
-    const trigger = path.join(os.tmpdir(), `sessions-burst-${process.pid}-${Date.now()}`);
+    const trigger = path.join(os.tmpdir(), `sessions-burst-${process.pid}-${index}`);
     const opened = await sessions.exec({
       input: ['sh', '-c', `while [ ! -e "$0" ]; do sleep 0.01; done; ${burst}; read end`, trigger],
       timeoutMs: 0,
