@@ -19,6 +19,7 @@ import { sendHop } from './hop-request.js';
 import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
+import { readWholeBody } from './whole-body.js';
 
 type Params = DecodedParamsOf<'http/request'>;
 
@@ -129,7 +130,7 @@ export class HttpClient {
       return { ...head, bodyBase64: '' };
     }
     try {
-      const body = Buffer.from(await response.body.arrayBuffer());
+      const body = await readWholeBody(response.body, response.headers['content-length']);
       // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
       return { ...head, bodyBase64: new Base64Payload(body) };
     } catch {

@@ -1,0 +1,42 @@
+/**
+ * A buffered response body, read whole. undici's `arrayBuffer()` keeps every
+ * chunk to the end and then copies them into one buffer: twice the body in
+ * memory at the peak, and the copy made only once the last byte is in. When
+ * the response declares its length, each chunk is copied into one buffer of
+ * that length as it arrives instead, and is garbage from then on.
+ */
+import type { Dispatcher } from 'undici';
+
+type Body = Dispatcher.ResponseData['body'];
+
+/** A declared length above this is not trusted for one allocation up front. */
+const PREALLOCATE_LIMIT = 1024 * 1024 * 1024;
+
+/** The length a `content-length` header declares, if it is one plain number. */
+function declaredLength(header: string | string[] | undefined): number | undefined {
+  if (typeof header !== 'string' || !/^\d{1,10}$/.test(header)) return undefined;
+  const length = Number(header);
+  return length <= PREALLOCATE_LIMIT ? length : undefined;
+}
+
+/**
+ * Reads `body` to its end. The buffer is made when the first chunk comes (a
+ * HEAD answer declares a length and sends nothing); bytes beyond the declared
+ * length, which undici would not pass on anyway, are kept too.
+ */
+export async function readWholeBody(body: Body, contentLength: string | string[] | undefined): Promise<Buffer> {
+  const length = declaredLength(contentLength);
+  if (length === undefined) return Buffer.from(await body.arrayBuffer());
+  let whole: Buffer | undefined;
+  let filled = 0;
+  const beyond: Buffer[] = [];
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    whole ??= Buffer.allocUnsafe(length);
+    const fits = Math.min(chunk.length, length - filled);
+    chunk.copy(whole, filled, 0, fits);
+    filled += fits;
+    if (fits < chunk.length) beyond.push(chunk.subarray(fits));
+  }
+  const read = whole === undefined ? Buffer.alloc(0) : whole.subarray(0, filled);
+  return beyond.length === 0 ? read : Buffer.concat([read, ...beyond]);
+}
