@@ -11,6 +11,7 @@ import { Errors, ProtocolError } from '../../protocol/errors.js';
 import type { FsCanonicalizeResult, FsDirectoryEntry, FsMetadataResult, FsReadDirectoryResult } from '../../protocol/types.js';
 import { Base64Payload } from '../../protocol/base64-payload.js';
 import { errnoCode, fsError, systemError } from '../os-error.js';
+import { removeTree } from './remove-tree.js';
 
 const READ_FILE_LIMIT = 536_870_912;
 export type Empty = Record<string, never>;
@@ -234,7 +235,7 @@ export async function remove(target: string, recursive: boolean, force: boolean)
       throw error;
     }
     if (!stat.isDirectory()) return fs.unlink(target); // a symlink goes, never its target
-    if (recursive) return fs.rm(target, { recursive: true, force: false });
+    if (recursive) return removeTree(target);
     return fs.rmdir(target);
   });
   return {};
