@@ -1,7 +1,8 @@
 /**
  * process/start's generation-2 members beside Codex 0.169.0 when installed:
  * `metadata` (a UUID `threadId`, a `toolCallId`; serde also takes the
- * struct as a sequence) and a NUL in the environment. Our texts name the
+ * struct as a sequence), a NUL in the environment, and the sandbox policies
+ * that confine nothing here (disabled, external). Our texts name the
  * field (`metadata: …`); the prefix is dropped before comparing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,5 +71,23 @@ describe('process/start metadata and environment, side by side with the referenc
 
   it('words a NUL in the environment as generation 2 does', async () => {
     expect(await start({ env: { A: 'x\u0000y' } })).toEqual({ code: -32603, message: 'data provided contains a nul byte' });
+  });
+
+  it('answers linuxSeccomp to any policy sent, disabled or external too, and checks its network as the reference', async () => {
+    const sandbox = (permissions: object) => ({
+      permissions,
+      cwd: 'file:///tmp',
+      workspaceRoots: ['file:///tmp'],
+      windowsSandboxLevel: 'disabled',
+    });
+    expect(await start({ sandbox: sandbox({ type: 'disabled' }) })).toMatchObject({ sandboxType: 'linuxSeccomp' });
+    expect(await start({ sandbox: sandbox({ type: 'external', network: 'restricted' }) })).toMatchObject({
+      sandboxType: 'linuxSeccomp',
+    });
+    expect(await start({ sandbox: null })).toMatchObject({ sandboxType: 'none' });
+    expect(await start({ sandbox: sandbox({ type: 'external' }) })).toEqual(refused('missing field `network`'));
+    expect(await start({ sandbox: sandbox({ type: 'external', network: 'bogus' }) })).toEqual(
+      refused('unknown variant `bogus`, expected `restricted` or `enabled`'),
+    );
   });
 });

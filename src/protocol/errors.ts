@@ -92,6 +92,8 @@ export const Errors = {
   unsupportedMember: (member: string, why: string) => invalidParams(`${member} is not supported: ${why}`),
   /** A sandbox policy, or a part of it, that this server cannot enforce: refused, never run unconfined. */
   sandboxUnenforceable: (what: string) => invalidParams(`sandbox is not supported: ${what}; this exec-server cannot enforce it`),
+  missingSandboxNetwork: () => invalidParams('missing field `network`'),
+  unknownSandboxNetwork: (value: string) => invalidParams(`unknown variant \`${value}\`, expected \`restricted\` or \`enabled\``),
 
   // --- filesystem (§4) ---
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),

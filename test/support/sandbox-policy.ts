@@ -8,7 +8,7 @@ export const special = (kind: string, access: string, extra: object = {}) => ({
 });
 
 /** A managed policy with these entries, rooted at `workspace`. */
-export function managedPolicy(workspace: string, entries: object[], network = 'restricted') {
+export function managedPolicy(workspace: string, entries: object[], network: unknown = 'restricted') {
   return {
     permissions: { type: 'managed', file_system: { type: 'restricted', entries }, network },
     cwd: pathToFileURL(workspace).href,

@@ -95,7 +95,8 @@ export class ProcessManager {
       this.retain(processId, process);
     };
     if (this.sink.generation() === 1) return { processId };
-    return { processId, sandboxType: held ? 'linuxSeccomp' : 'none' };
+    // As the reference: any policy sent (a disabled or external one too) is answered with the platform's sandbox type.
+    return { processId, sandboxType: params.sandbox == null ? 'none' : 'linuxSeccomp' };
   }
 
   /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */

@@ -95,9 +95,17 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
   return paths;
 }
 
+/** `network`, worded as the reference's parser words what it refuses. */
+function checkNetwork(network: unknown): void {
+  if (network === 'restricted' || network === 'enabled') return;
+  if (network === undefined) throw Errors.missingSandboxNetwork();
+  throw typeof network === 'string' ? Errors.unknownSandboxNetwork(network) : refuse(`network ${JSON.stringify(network)}`);
+}
+
 /**
  * What `sandbox` asks for, or undefined when it confines nothing (absent,
- * null, `permissions.type: "disabled"`). `tmpdir` is the child's TMPDIR.
+ * null, `permissions.type: "disabled"`, or `"external"`: a sandbox around the
+ * server itself). `tmpdir` is the child's TMPDIR.
  */
 export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
@@ -108,9 +116,11 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
     cwd?: unknown;
   };
   if (permissions?.type === 'disabled') return undefined;
-  if (permissions?.type !== 'managed') throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
-  if (permissions.network !== 'restricted' && permissions.network !== 'enabled')
-    throw refuse(`network ${JSON.stringify(permissions.network ?? null)}`);
+  if (permissions?.type !== 'managed' && permissions?.type !== 'external')
+    throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
+  checkNetwork(permissions.network);
+  // The sandbox is the one the server runs in, kept by whoever started it: nothing to add here.
+  if (permissions.type === 'external') return undefined;
   const fileSystem = permissions.file_system;
   if (fileSystem?.type !== 'restricted' || !Array.isArray(fileSystem.entries))
     throw refuse(`file_system ${JSON.stringify(fileSystem?.type ?? null)}`);

@@ -11,12 +11,20 @@ const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-unit-'));
 fs.mkdirSync(path.join(workspace, '.git'));
 // Not empty: an empty protected directory is taken for a stand-in (`protected-paths.ts`).
 fs.writeFileSync(path.join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-const policy = (entries: object[], network = 'restricted') => managedPolicy(workspace, entries, network);
+const policy = (entries: object[], network: unknown = 'restricted') => managedPolicy(workspace, entries, network);
 
 describe('confinementOf', () => {
-  it('confines nothing for null, absent and disabled', () => {
-    for (const sandbox of [undefined, null, { permissions: { type: 'disabled' } }])
+  it('confines nothing for null, absent, disabled, and external (the sandbox the server itself runs in)', () => {
+    const external = (network: string) => ({ permissions: { type: 'external', network } });
+    for (const sandbox of [undefined, null, { permissions: { type: 'disabled' } }, external('restricted'), external('enabled')])
       expect(confinementOf(sandbox, undefined)).toBeUndefined();
+  });
+
+  it("words a missing or unknown network as the reference's parser, whatever the type", () => {
+    expect(() => confinementOf({ permissions: { type: 'external' } }, undefined)).toThrow(/^missing field `network`$/);
+    expect(() => confinementOf(policy([special('root', 'read')], 'proxied'), undefined)).toThrow(
+      /^unknown variant `proxied`, expected `restricted` or `enabled`$/,
+    );
   });
 
   it("reads Codex's workspace-write policy", () => {
@@ -102,8 +110,8 @@ describe('confinementOf', () => {
   });
 
   it.each([
-    ['an unknown permissions type', { permissions: { type: 'external' } }, /permissions of type "external"/],
-    ['an unknown network value', policy([special('root', 'read')], 'proxied'), /network "proxied"/],
+    ['an unknown permissions type', { permissions: { type: 'remote' } }, /permissions of type "remote"/],
+    ['a network that is not a name', policy([special('root', 'read')], { proxy: 'x' }), /network \{"proxy":"x"\}/],
     ['an unknown special path', policy([special('root', 'read'), special('home', 'write')]), /path .*home/],
     ['an unknown access', policy([special('root', 'read'), special('project_roots', 'none')]), /access "none"/],
     ['a subpath with ..', policy([special('root', 'read'), special('project_roots', 'write', { subpath: '../x' })]), /subpath/],
