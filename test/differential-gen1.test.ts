@@ -72,4 +72,13 @@ describe(`generation 1, side by side with Codex ${GENERATION_1_REFERENCE}`, () =
       message: 'No such file or directory (os error 2)',
     });
   });
+
+  it('words a NUL in the cwd or in envPolicy.set as the reference, not as Node', async () => {
+    const nul = { code: -32603, message: 'nul byte found in provided data' };
+    const start = (processId: string, extra: Record<string, unknown>) =>
+      both('process/start', { processId, argv: ['true'], cwd: 'R/', env: {}, tty: false, ...extra });
+    expect(await start('nul-cwd', { cwd: 'R/a\u0000b' })).toEqual(nul);
+    const envPolicy = { inherit: 'none', ignoreDefaultExcludes: false, exclude: [], set: { A: 'x\u0000y' }, includeOnly: [] };
+    expect(await start('nul-set', { envPolicy })).toEqual(nul);
+  });
 });

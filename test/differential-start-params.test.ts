@@ -69,8 +69,18 @@ describe('process/start metadata and environment, side by side with the referenc
     );
   });
 
-  it('words a NUL in the environment as generation 2 does', async () => {
-    expect(await start({ env: { A: 'x\u0000y' } })).toEqual({ code: -32603, message: 'data provided contains a nul byte' });
+  it('words a NUL in the environment as generation 2 does, envPolicy.set included', async () => {
+    const nul = { code: -32603, message: 'data provided contains a nul byte' };
+    expect(await start({ env: { A: 'x\u0000y' } })).toEqual(nul);
+    const envPolicy = (set: Record<string, string>) => ({
+      inherit: 'none',
+      ignoreDefaultExcludes: false,
+      exclude: [],
+      set,
+      includeOnly: [],
+    });
+    expect(await start({ envPolicy: envPolicy({ A: 'x\u0000y' }) })).toEqual(nul);
+    expect(await start({ envPolicy: envPolicy({ 'A\u0000': 'y' }) })).toEqual(nul);
   });
 
   it('answers linuxSeccomp to any policy sent, disabled or external too, and checks its network as the reference', async () => {

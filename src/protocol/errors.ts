@@ -82,7 +82,8 @@ export const Errors = {
   spawnFailed: (message: string) => internal(message),
   nulByte: () => internal('nul byte found in provided data'),
   badMetadata: (problem: string) => invalidParams(`metadata: ${problem}`),
-  nulByteInEnvironment: () => internal('data provided contains a nul byte'),
+  /** Generation 2's words for a NUL its spawn finds: in the environment (`env`, `envPolicy.set`) or the `cwd`. */
+  nulByteAtSpawn: () => internal('data provided contains a nul byte'),
   missingProgram: (tty: boolean) => internal(`missing program for ${tty ? 'PTY' : 'pipe'} spawn`),
   stdinWriteFailed: () => internal('failed to write to process stdin'),
   closeStdinOnPty: () => invalidParams('closeStdin is only supported for pipeStdin processes'),

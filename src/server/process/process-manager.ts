@@ -122,12 +122,12 @@ export class ProcessManager {
     if (metadataProblem) throw Errors.badMetadata(metadataProblem);
     const hasNul = (text: string) => text.includes('\0');
     if (argv.some(hasNul) || hasNul(argv0)) throw Errors.nulByte();
-    // Generation 2 words a NUL in the environment differently (a later check in the reference's spawn).
-    if (Object.entries(env).some(([k, v]) => hasNul(k) || hasNul(v))) {
-      throw this.sink.generation() === 2 ? Errors.nulByteInEnvironment() : Errors.nulByte();
-    }
+    // Generation 2 words a NUL in the environment or the working directory differently (a later check in the reference's spawn).
+    const nulAtSpawn = () => (this.sink.generation() === 2 ? Errors.nulByteAtSpawn() : Errors.nulByte());
+    if (Object.entries(env).some(([k, v]) => hasNul(k) || hasNul(v))) throw nulAtSpawn();
     if (program === '') throw Errors.missingProgram(tty);
     const built = params.envPolicy ? buildEnvironment(params.envPolicy, this.serverEnv, env) : sortedByName(env);
+    if (hasNul(params.cwd) || Object.entries(built).some(([k, v]) => hasNul(k) || hasNul(v))) throw nulAtSpawn();
     const childEnv = tty && built.SHELL === undefined ? { ...built, SHELL: loginShell() } : built;
     try {
       const cwd = checkDirectory(params.cwd);
