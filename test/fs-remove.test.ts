@@ -1,7 +1,9 @@
 /**
- * A recursive `fs/remove` that fails part-way, run as an unprivileged user:
- * the answers and what is left behind are those of both references (Codex
- * 0.134 and 0.169, compared by hand: `src/server/fs/remove-tree.ts`).
+ * A recursive `fs/remove`: failing part-way (as an unprivileged user), and in
+ * trees whose paths mislead (names that are not UTF-8, deeper than PATH_MAX, a
+ * directory swapped for a symlink meanwhile, another removal at once). The
+ * answers and what is left behind are those of both references (Codex 0.134
+ * and 0.169, compared by hand: `src/server/fs/remove-tree.ts`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -86,5 +88,89 @@ describe('fs/remove, recursive, failing part-way', () => {
     expect(await server.request('fs/remove', { path: top, recursive: true, force: false })).toEqual({});
     expect(fs.existsSync(top)).toBe(false);
     expect(fs.readdirSync(outside)).toEqual(['kept']);
+  });
+});
+
+describe('fs/remove, recursive, in a tree that is not what its paths say', () => {
+  // As root: these trees are the test's own.
+  let root: ServerProcess;
+  beforeAll(async () => {
+    root = await ServerProcess.started();
+  });
+  afterAll(() => root.dispose());
+  it('removes names that are not UTF-8, and never reaches through the name they would decode to', async () => {
+    const outside = tree('outside-names', ['kept']);
+    const top = Buffer.from(tree('bytes', []));
+    const at = (...names: string[]) => Buffer.concat([top, ...names.map((name) => Buffer.from(`/${name}`, 'latin1'))]);
+    fs.writeFileSync(at('ok'), 'x');
+    fs.writeFileSync(at('bad\xff'), 'x');
+    fs.mkdirSync(at('dir\xfe'));
+    fs.writeFileSync(at('dir\xfe', 'inner'), 'x');
+    // `x\xff` read as UTF-8 is `x\uFFFD`, whose UTF-8 is the name of a symlink out of the tree.
+    fs.mkdirSync(at('x\xff'));
+    fs.symlinkSync(outside, Buffer.concat([top, Buffer.from('/x\uFFFD')]));
+    expect(await root.request('fs/remove', { path: top.toString(), recursive: true, force: false })).toEqual({});
+    expect(fs.existsSync(top)).toBe(false);
+    expect(fs.readdirSync(outside)).toEqual(['kept']);
+  });
+
+  it('removes a tree deeper than PATH_MAX', async () => {
+    const top = tree('deep', []);
+    // Built from each open directory down, as no path to the bottom fits in PATH_MAX.
+    let parent = fs.openSync(top, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    for (let level = 0; level < 2100; level++) {
+      fs.mkdirSync(`/proc/self/fd/${parent}/level`);
+      const child = fs.openSync(`/proc/self/fd/${parent}/level`, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+      fs.closeSync(parent);
+      parent = child;
+    }
+    fs.closeSync(parent);
+    expect(await root.request('fs/remove', { path: top, recursive: true, force: false })).toEqual({});
+    expect(fs.existsSync(top)).toBe(false);
+  });
+
+  it('does not follow a directory swapped for a symlink while its siblings are removed', async () => {
+    const outside = tree('outside-swap', ['precious']);
+    const top = tree('swapped', []);
+    fs.mkdirSync(path.join(top, 'first'));
+    fs.mkdirSync(path.join(top, 'second'));
+    // The directory removed first is the one listed first; the other is swapped once that one is under way.
+    const [first, second] = await listed(top);
+    const many = path.join(top, first!);
+    for (let i = 0; i < 4000; i++) fs.writeFileSync(path.join(many, `f${i}`), '');
+    fs.writeFileSync(path.join(top, second!, 'inside'), '');
+    const early = (await listed(many))[50]!;
+    let settled = false;
+    const removal = root.request('fs/remove', { path: top, recursive: true, force: false }).finally(() => {
+      settled = true;
+    });
+    while (!settled && fs.existsSync(path.join(many, early))) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      fs.renameSync(path.join(top, second!), path.join(dir, 'second-saved'));
+      fs.symlinkSync(outside, path.join(top, second!));
+    } catch (error) {
+      // Removed already (a stalled test process): nothing was swapped, and nothing is to be shown.
+      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+    }
+    expect(await removal).toEqual({});
+    expect(fs.readdirSync(outside)).toEqual(['precious']);
+  });
+
+  it('lets two servers remove one tree at once, both succeeding: what the other removed is not an error', async () => {
+    const top = tree('twice', []);
+    // Large enough that neither server is done before the other has begun, even on a loaded machine.
+    for (let i = 0; i < 100; i++) {
+      fs.mkdirSync(path.join(top, `d${i}`));
+      for (let j = 0; j < 40; j++) fs.writeFileSync(path.join(top, `d${i}`, `f${j}`), '');
+    }
+    // Two servers: one server takes a connection's fs requests in order, and the second would find nothing.
+    const other = await ServerProcess.started();
+    try {
+      const removal = (by: ServerProcess) => by.request('fs/remove', { path: top, recursive: true, force: false });
+      expect(await Promise.all([removal(root), removal(other)])).toEqual([{}, {}]);
+    } finally {
+      await other.dispose();
+    }
+    expect(fs.existsSync(top)).toBe(false);
   });
 });
