@@ -121,6 +121,22 @@ describe('processes in generation 2', () => {
     });
   });
 
+  it('takes any policy sent, disabled or external too, as a sandbox for sandboxType and sandboxDenied (as Codex 0.169)', async () => {
+    const server = await generation2();
+    const permissions = [{ type: 'disabled' }, { type: 'external', network: 'restricted' }];
+    for (const [i, sandbox] of permissions
+      .map((p) => ({ permissions: p, cwd: 'file:///tmp', windowsSandboxLevel: 'disabled' }))
+      .entries()) {
+      const denied = ['sh', '-c', 'echo "cat: /x: Permission denied" >&2; exit 1'];
+      expect(await server.start(`d${i}`, denied, { sandbox })).toEqual({ processId: `d${i}`, sandboxType: 'linuxSeccomp' });
+      await server.waitClosed(`d${i}`);
+      expect(server.notifications(`d${i}`).find((m) => m.method === 'process/exited')!.params).toMatchObject({ sandboxDenied: true });
+    }
+    await server.start('plain', ['sh', '-c', 'echo "cat: /x: Permission denied" >&2; exit 1']);
+    await server.waitClosed('plain');
+    expect(server.notifications('plain').find((m) => m.method === 'process/exited')!.params).toMatchObject({ sandboxDenied: false });
+  });
+
   it('reports 137 after terminate and 130 after interrupt on pipes, 1 on a PTY (as Codex 0.169)', async () => {
     const server = await generation2();
     for (const tty of [false, true]) {

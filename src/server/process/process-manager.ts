@@ -73,7 +73,7 @@ export class ProcessManager {
     refuseUnsupported(params);
     const { request, held } = this.confine(this.spawnRequest(params), params.sandbox, tty);
     const process = new ManagedProcess(processId, tty, !tty && params.pipeStdin === true, this.sink, this.runtime.outputSlabs);
-    process.sandboxed = held !== undefined;
+    process.sandboxed = params.sandbox != null; // any policy sent, as `sandboxType` (and the reference's sandboxDenied)
     this.processes.set(processId, process);
     this.runtime.prepare();
     let child: Child;
@@ -96,7 +96,7 @@ export class ProcessManager {
     };
     if (this.sink.generation() === 1) return { processId };
     // As the reference: any policy sent (a disabled or external one too) is answered with the platform's sandbox type.
-    return { processId, sandboxType: params.sandbox == null ? 'none' : 'linuxSeccomp' };
+    return { processId, sandboxType: process.sandboxed ? 'linuxSeccomp' : 'none' };
   }
 
   /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */
