@@ -16,6 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { describeValue } from '../../protocol/decode.js';
 import { Errors } from '../../protocol/errors.js';
 import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
 import { protectReadOnly } from './protected-paths.js';
@@ -95,11 +96,24 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
   return paths;
 }
 
-/** `network`, worded as the reference's parser words what it refuses. */
-function checkNetwork(network: unknown): void {
-  if (network === 'restricted' || network === 'enabled') return;
+type Network = 'restricted' | 'enabled';
+const isNetwork = (value: unknown): value is Network => value === 'restricted' || value === 'enabled';
+
+/**
+ * `network`, in either of serde's forms (`"restricted"`, or `{"restricted": null}`),
+ * refused in the words of the reference's parser.
+ */
+function networkOf(network: unknown): Network {
+  if (isNetwork(network)) return network;
   if (network === undefined) throw Errors.missingSandboxNetwork();
-  throw typeof network === 'string' ? Errors.unknownSandboxNetwork(network) : refuse(`network ${JSON.stringify(network)}`);
+  if (typeof network === 'string') throw Errors.unknownSandboxNetwork(network);
+  if (network === null || typeof network !== 'object' || Array.isArray(network)) throw Errors.sandboxNetworkType(describeValue(network));
+  const entries = Object.entries(network);
+  const [name, unit] = entries[0] ?? [];
+  const isUnit = unit === null || (typeof unit === 'object' && !Array.isArray(unit) && Object.keys(unit).length === 0);
+  if (entries.length === 1 && isNetwork(name) && isUnit) return name;
+  if (entries.length === 1 && !isNetwork(name)) throw Errors.unknownSandboxNetwork(name!);
+  throw refuse(`network ${JSON.stringify(network)}`);
 }
 
 /**
@@ -118,7 +132,7 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
   if (permissions?.type === 'disabled') return undefined;
   if (permissions?.type !== 'managed' && permissions?.type !== 'external')
     throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
-  checkNetwork(permissions.network);
+  const network = networkOf(permissions.network);
   // The sandbox is the one the server runs in, kept by whoever started it: nothing to add here.
   if (permissions.type === 'external') return undefined;
   const fileSystem = permissions.file_system;
@@ -130,7 +144,7 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
       : cwd !== undefined
         ? [nativePath(cwd, 'cwd')]
         : [];
-  const confinement = { writable: [] as string[], readOnly: [] as string[], noNetwork: permissions.network === 'restricted' };
+  const confinement = { writable: [] as string[], readOnly: [] as string[], noNetwork: network === 'restricted' };
   let rootReadable = false;
   for (const entry of fileSystem.entries as Entry[]) {
     const paths = entryPaths(entry, roots, tmpdir);

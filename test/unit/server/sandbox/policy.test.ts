@@ -20,6 +20,17 @@ describe('confinementOf', () => {
       expect(confinementOf(sandbox, undefined)).toBeUndefined();
   });
 
+  it("takes serde's map form of the network, and words other shapes as its parser", () => {
+    expect(confinementOf(policy([special('root', 'read')], { restricted: null }), undefined)).toMatchObject({ noNetwork: true });
+    expect(confinementOf(policy([special('root', 'read')], { enabled: {} }), undefined)).toMatchObject({ noNetwork: false });
+    const external = (network: unknown) => () => confinementOf({ permissions: { type: 'external', network } }, undefined);
+    expect(external(null)).toThrow(/^invalid type: null, expected string or map$/);
+    expect(external(5)).toThrow(/^invalid type: integer `5`, expected string or map$/);
+    expect(external([])).toThrow(/^invalid type: sequence, expected string or map$/);
+    expect(external({ bogus: null })).toThrow(/^unknown variant `bogus`, expected `restricted` or `enabled`$/);
+    expect(external({ restricted: null, enabled: null })).toThrow(/cannot enforce/);
+  });
+
   it("words a missing or unknown network as the reference's parser, whatever the type", () => {
     expect(() => confinementOf({ permissions: { type: 'external' } }, undefined)).toThrow(/^missing field `network`$/);
     expect(() => confinementOf(policy([special('root', 'read')], 'proxied'), undefined)).toThrow(
@@ -111,7 +122,11 @@ describe('confinementOf', () => {
 
   it.each([
     ['an unknown permissions type', { permissions: { type: 'remote' } }, /permissions of type "remote"/],
-    ['a network that is not a name', policy([special('root', 'read')], { proxy: 'x' }), /network \{"proxy":"x"\}/],
+    [
+      'a network map of two names',
+      policy([special('root', 'read')], { restricted: null, enabled: null }),
+      /network \{"restricted":null,"enabled":null\}/,
+    ],
     ['an unknown special path', policy([special('root', 'read'), special('home', 'write')]), /path .*home/],
     ['an unknown access', policy([special('root', 'read'), special('project_roots', 'none')]), /access "none"/],
     ['a subpath with ..', policy([special('root', 'read'), special('project_roots', 'write', { subpath: '../x' })]), /subpath/],
