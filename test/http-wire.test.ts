@@ -2,7 +2,8 @@
  * What an http/request puts on the wire and what its answer keeps, beside
  * Codex 0.169.0 when installed: header names lower-case, values as UTF-8,
  * URL userinfo as basic authorization; answered header values without
- * trailing blanks, and only those that are visible ASCII.
+ * trailing blanks, and only those that are visible ASCII; no body for a 204
+ * or a 304.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -26,7 +27,10 @@ beforeAll(async () => {
   base = await listenLoopback(web);
   // Response headers Node's own server would not write: raw bytes on the socket.
   raw = net.createServer((socket) => {
-    socket.once('data', () => {
+    socket.once('data', (request) => {
+      // /status/N: a head of that status whose content-length promises a body it may not have.
+      const status = /^GET \/status\/(\d+) /.exec(request.toString('latin1'))?.[1];
+      if (status) return socket.end(`HTTP/1.1 ${status} X\r\ncontent-length: 10\r\n\r\n`);
       const head = ['HTTP/1.1 200 OK', 'x-plain: v  ', 'x-utf8: caf\u00c3\u00a9', 'x-latin: \u00ff', 'x-tab: a\tb', 'content-length: 0'];
       socket.end(Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'));
     });
@@ -75,6 +79,22 @@ describe('http/request on the wire, side by side with the reference', () => {
       { name: 'x-tab', value: 'a\tb' },
       { name: 'content-length', value: '0' },
     ]);
+  });
+
+  it('answers a 204 or 304 with an empty body, whatever its content-length says, buffered or streamed', async () => {
+    for (const status of [204, 304]) {
+      for (const { name, server } of servers) {
+        const url = `${rawBase}/status/${status}`;
+        expect(await server.request('http/request', { method: 'GET', url, requestId: `b-${name}-${status}` })).toMatchObject({
+          status,
+          bodyBase64: '',
+        });
+        const requestId = `s-${name}-${status}`;
+        await server.request('http/request', { method: 'GET', url, requestId, streamResponse: true });
+        const end = await server.waitFor((m) => m.method === 'http/request/bodyDelta' && m.params.requestId === requestId && m.params.done);
+        expect(end.params).toMatchObject({ deltaBase64: '', error: null });
+      }
+    }
   });
 
   it('names the URL in a failure as URL parsing normalized it, without userinfo', async () => {

@@ -19,7 +19,7 @@ import { sendHop } from './hop-request.js';
 import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
-import { readWholeBody } from './whole-body.js';
+import { isBodilessLengthMismatch, readWholeBody } from './whole-body.js';
 
 type Params = DecodedParamsOf<'http/request'>;
 
@@ -126,11 +126,11 @@ export class HttpClient {
     }
     const head = { status: response.statusCode, headers: flattenHeaders(response.headers) };
     if (streaming) {
-      this.stream(params.requestId, response.body, controller, clear);
+      this.stream(params.requestId, response, controller, clear);
       return { ...head, bodyBase64: '' };
     }
     try {
-      const body = await readWholeBody(response.body, response.headers['content-length']);
+      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length']);
       // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
       return { ...head, bodyBase64: new Base64Payload(body) };
     } catch {
@@ -155,7 +155,8 @@ export class HttpClient {
     this.streams.set(requestId, { body: undefined, abort: () => controller.abort() });
   }
 
-  private stream(requestId: string, body: Readable, controller: AbortController, clear: () => void): void {
+  private stream(requestId: string, response: Dispatcher.ResponseData, controller: AbortController, clear: () => void): void {
+    const body: Readable = response.body;
     let seq = 0;
     let finished = false;
     const delta = (deltaBase64: string, done: boolean, error: string | null) =>
@@ -182,7 +183,7 @@ export class HttpClient {
       if (this.channel.isCongested()) body.pause();
     });
     body.on('end', () => finish(null));
-    body.on('error', () => finish(ErrorTexts.bodyDecodeFailed));
+    body.on('error', (error) => finish(isBodilessLengthMismatch(response.statusCode, error) ? null : ErrorTexts.bodyDecodeFailed));
     // Start after the response line has been queued: deltas must follow it.
     setImmediate(() => {
       if (!this.channel.isCongested()) body.resume();

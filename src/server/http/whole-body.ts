@@ -20,11 +20,29 @@ function declaredLength(header: string | string[] | undefined): number | undefin
 }
 
 /**
+ * A 204 or 304 answer has no body, whatever its content-length says (RFC 9110
+ * §8.6): undici counts the declared bytes all the same and fails the body.
+ * The reference answers such a response, with an empty body.
+ */
+export function isBodilessLengthMismatch(status: number, error: unknown): boolean {
+  return (status === 204 || status === 304) && (error as { code?: string }).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+}
+
+/**
  * Reads `body` to its end. The buffer is made when the first chunk comes (a
  * HEAD answer declares a length and sends nothing); bytes beyond the declared
  * length, which undici would not pass on anyway, are kept too.
  */
-export async function readWholeBody(body: Body, contentLength: string | string[] | undefined): Promise<Buffer> {
+export async function readWholeBody(body: Body, status: number, contentLength: string | string[] | undefined): Promise<Buffer> {
+  try {
+    return await readDeclared(body, contentLength);
+  } catch (error) {
+    if (isBodilessLengthMismatch(status, error)) return Buffer.alloc(0);
+    throw error;
+  }
+}
+
+async function readDeclared(body: Body, contentLength: string | string[] | undefined): Promise<Buffer> {
   const length = declaredLength(contentLength);
   if (length === undefined) return Buffer.from(await body.arrayBuffer());
   let whole: Buffer | undefined;

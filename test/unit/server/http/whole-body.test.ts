@@ -31,7 +31,7 @@ afterAll(() => closeLoopback(web));
 
 async function whole(path: string, method: 'GET' | 'HEAD' = 'GET'): Promise<Buffer> {
   const response = await request(`${base}${path}`, { method });
-  return readWholeBody(response.body, response.headers['content-length']);
+  return readWholeBody(response.body, response.statusCode, response.headers['content-length']);
 }
 
 describe('readWholeBody', () => {
