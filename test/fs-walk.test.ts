@@ -100,6 +100,15 @@ describe('fs/walk', () => {
     expect(answers.ours).toBeDefined();
   });
 
+  // Left out (as in every case above) it is taken.
+  it('refuses a null pruneHiddenDirectories, as the reference', async () => {
+    for (const { server } of servers) {
+      const { error } = await server.call('fs/walk', { path: uri(root), options: options({ pruneHiddenDirectories: null }) });
+      // Our text names the field first.
+      expect(error.message.replace(/^options\.pruneHiddenDirectories: /, '')).toBe('invalid type: null, expected a boolean');
+    }
+  });
+
   it('lists breadth-first, names sorted bytewise, only files and directories, never the root', async () => {
     const { ours } = await ask({ path: uri(root), options: options({ maxDepth: 1 }) });
     const result = ours as { entries: Array<{ path: string; kind: string }>; truncated: boolean; errors: unknown[] };

@@ -35,14 +35,17 @@ describe('paths and errors (§4 common rules)', () => {
     // A policy that cannot be enforced is refused before anything is touched (enforced ones: sandbox-fs.test.ts).
     expect(await server.error('fs/readFile', { path: '/tmp', sandbox: {} })).toEqual({
       code: -32602,
-      message: 'sandbox is not supported: sandbox permissions of type null; this exec-server cannot enforce it',
+      message: 'missing field `permissions`',
     });
-    const managed = { permissions: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' } };
+    const managed = {
+      permissions: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' },
+      windowsSandboxLevel: 'disabled',
+    };
     expect((await server.error('fs/writeFile', { path: '/tmp/never-written', dataBase64: '', sandbox: managed })).message).toBe(
       'sandbox is not supported: a file system without read access to the root; this exec-server cannot enforce it',
     );
     expect(fs.existsSync('/tmp/never-written')).toBe(false);
-    for (const unconfined of [null, { permissions: { type: 'disabled' } }]) {
+    for (const unconfined of [null, { permissions: { type: 'disabled' }, windowsSandboxLevel: 'disabled' }]) {
       expect((await server.request('fs/getMetadata', { path: '/tmp', sandbox: unconfined })).isDirectory).toBe(true);
     }
   });

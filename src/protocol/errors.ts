@@ -94,6 +94,8 @@ export const Errors = {
   /** A sandbox policy, or a part of it, that this server cannot enforce: refused, never run unconfined. */
   sandboxUnenforceable: (what: string) => invalidParams(`sandbox is not supported: ${what}; this exec-server cannot enforce it`),
   missingSandboxNetwork: () => invalidParams('missing field `network`'),
+  /** A `sandbox` the reference's parser refuses, in its words (`server/sandbox/sandbox-shape.ts`). */
+  invalidSandboxMember: (serdeText: string) => invalidParams(serdeText),
   /** `described` as serde describes a value: `null`, ``integer `5` ``, `sequence`… */
   sandboxNetworkType: (described: string) => invalidParams(`invalid type: ${described}, expected string or map`),
   unknownSandboxNetwork: (value: string) => invalidParams(`unknown variant \`${value}\`, expected \`restricted\` or \`enabled\``),

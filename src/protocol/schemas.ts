@@ -211,7 +211,8 @@ const WalkOptions = once(() =>
       maxDirectories: unsigned('usize'),
       maxEntries: unsigned('usize'),
       followDirectorySymlinks: bool(),
-      pruneHiddenDirectories: bool().nullish(),
+      // Absent is taken (serde default), null is not.
+      pruneHiddenDirectories: bool().optional(),
     },
     expecting('struct WalkOptions'),
   ),

@@ -23,7 +23,7 @@ export interface WalkOptions {
   maxDirectories: number;
   maxEntries: number;
   followDirectorySymlinks: boolean;
-  pruneHiddenDirectories?: boolean | null;
+  pruneHiddenDirectories?: boolean;
 }
 
 export interface WalkResult {

@@ -20,6 +20,7 @@ import { describeValue } from '../../protocol/decode.js';
 import { Errors } from '../../protocol/errors.js';
 import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
 import { protectReadOnly } from './protected-paths.js';
+import { checkSandboxShape } from './sandbox-shape.js';
 
 export interface Confinement {
   /** Mounted writable, in order (later mounts override earlier ones). */
@@ -123,15 +124,14 @@ function networkOf(network: unknown): Network {
  */
 export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
-  if (typeof sandbox !== 'object') throw refuse('a sandbox that is not an object');
+  checkSandboxShape(sandbox);
   const { permissions, workspaceRoots, cwd } = sandbox as {
     permissions?: { type?: unknown; network?: unknown; file_system?: { type?: unknown; entries?: unknown } };
     workspaceRoots?: unknown;
     cwd?: unknown;
   };
   if (permissions?.type === 'disabled') return undefined;
-  if (permissions?.type !== 'managed' && permissions?.type !== 'external')
-    throw refuse(`sandbox permissions of type ${JSON.stringify(permissions?.type ?? null)}`);
+  if (permissions?.type !== 'managed' && permissions?.type !== 'external') throw refuse('these sandbox permissions');
   const network = networkOf(permissions.network);
   // The sandbox is the one the server runs in, kept by whoever started it: nothing to add here.
   if (permissions.type === 'external') return undefined;

@@ -15,15 +15,17 @@ const policy = (entries: object[], network: unknown = 'restricted') => managedPo
 
 describe('confinementOf', () => {
   it('confines nothing for null, absent, disabled, and external (the sandbox the server itself runs in)', () => {
-    const external = (network: string) => ({ permissions: { type: 'external', network } });
-    for (const sandbox of [undefined, null, { permissions: { type: 'disabled' } }, external('restricted'), external('enabled')])
+    const external = (network: string) => ({ permissions: { type: 'external', network }, windowsSandboxLevel: 'disabled' });
+    const disabled = { permissions: { type: 'disabled' }, windowsSandboxLevel: 'disabled' };
+    for (const sandbox of [undefined, null, disabled, external('restricted'), external('enabled')])
       expect(confinementOf(sandbox, undefined)).toBeUndefined();
   });
 
   it("takes serde's map form of the network, and words other shapes as its parser", () => {
     expect(confinementOf(policy([special('root', 'read')], { restricted: null }), undefined)).toMatchObject({ noNetwork: true });
     expect(confinementOf(policy([special('root', 'read')], { enabled: {} }), undefined)).toMatchObject({ noNetwork: false });
-    const external = (network: unknown) => () => confinementOf({ permissions: { type: 'external', network } }, undefined);
+    const external = (network: unknown) => () =>
+      confinementOf({ permissions: { type: 'external', network }, windowsSandboxLevel: 'disabled' }, undefined);
     expect(external(null)).toThrow(/^invalid type: null, expected string or map$/);
     expect(external(5)).toThrow(/^invalid type: integer `5`, expected string or map$/);
     expect(external([])).toThrow(/^invalid type: sequence, expected string or map$/);
@@ -32,7 +34,9 @@ describe('confinementOf', () => {
   });
 
   it("words a missing or unknown network as the reference's parser, whatever the type", () => {
-    expect(() => confinementOf({ permissions: { type: 'external' } }, undefined)).toThrow(/^missing field `network`$/);
+    expect(() => confinementOf({ permissions: { type: 'external' }, windowsSandboxLevel: 'disabled' }, undefined)).toThrow(
+      /^missing field `network`$/,
+    );
     expect(() => confinementOf(policy([special('root', 'read')], 'proxied'), undefined)).toThrow(
       /^unknown variant `proxied`, expected `restricted` or `enabled`$/,
     );
@@ -121,7 +125,7 @@ describe('confinementOf', () => {
   });
 
   it.each([
-    ['an unknown permissions type', { permissions: { type: 'remote' } }, /permissions of type "remote"/],
+    ['an unknown permissions type', { permissions: { type: 'remote' }, windowsSandboxLevel: 'disabled' }, /unknown variant `remote`/],
     [
       'a network map of two names',
       policy([special('root', 'read')], { restricted: null, enabled: null }),
