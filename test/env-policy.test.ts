@@ -93,7 +93,7 @@ describe('envPolicy and Codex members that are refused', () => {
   });
 
   it.each([
-    ['sandbox', { permissions: { type: 'managed', network: 'restricted' } }],
+    ['sandbox', { permissions: { type: 'managed', network: 'restricted' }, windowsSandboxLevel: 'disabled' }],
     ['enforceManagedNetwork', true],
     ['managedNetwork', { allowedDomains: [] }],
     ['networkProxy', { port: 1 }],
@@ -115,9 +115,10 @@ describe('envPolicy and Codex members that are refused', () => {
   });
 
   it('runs a start whose sandbox is explicitly disabled', async () => {
-    expect(await childEnv(policy({ inherit: 'none' }), false, { sandbox: { permissions: { type: 'disabled' } } })).toEqual([
-      'FROM_ENV=1',
-      'PATH=/bin',
-    ]);
+    expect(
+      await childEnv(policy({ inherit: 'none' }), false, {
+        sandbox: { permissions: { type: 'disabled' }, windowsSandboxLevel: 'disabled' },
+      }),
+    ).toEqual(['FROM_ENV=1', 'PATH=/bin']);
   });
 });
