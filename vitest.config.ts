@@ -8,6 +8,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    // Files share their worker process instead of starting one each (a Node start and the imports,
+    // for every file): a test that changes process-wide state (env, timers, umask) restores it.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ci ? ['default', 'json'] : ['default'],
