@@ -24,7 +24,7 @@ async function childEnv(envPolicy: object, tty: boolean, extra: object = {}): Pr
   await server.request('process/start', { processId, argv: ['/usr/bin/env'], cwd: '/', env: REQUEST_ENV, tty, envPolicy, ...extra });
   await server.waitClosed(processId);
   const lines = server.output(processId).toString().split(/\r?\n/).filter(Boolean);
-  return lines.filter((line) => !line.startsWith('SHELL=')); // PTY mode adds SHELL (§3.2); the rest comes sorted, as from the reference
+  return lines.filter((line) => !line.startsWith('SHELL=')); // PTY mode adds SHELL (§3.2); all comes sorted, as from the reference
 }
 
 describe.each([false, true])('envPolicy (tty: %s)', (tty) => {

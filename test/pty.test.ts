@@ -103,11 +103,10 @@ describe('PTY processes (§3.8)', () => {
     expect(server.notifications(processId).find((m) => m.method === 'process/exited')!.params.exitCode).toBe(0);
   });
 
-  it('sets no TERM, adds SHELL, and reports signal deaths as exit code 1', async () => {
-    const { output } = await runTty(['/usr/bin/env'], { env: { A: '1' } });
+  it('sets no TERM, adds SHELL in name order (as the reference), and reports signal deaths as exit code 1', async () => {
+    const { output } = await runTty(['/usr/bin/env'], { env: { Z: '1', A: '1' } });
     expect(output).not.toContain('TERM=');
-    expect(output).toMatch(/^SHELL=\//m);
-    expect(output).toContain('A=1');
+    expect(output).toMatch(/^A=1\r\nSHELL=\/[^\r]*\r\nZ=1\r\n$/);
     expect((await runTty(['sh', '-c', 'kill -KILL $$'])).exitCode).toBe(1);
   });
 

@@ -128,7 +128,7 @@ export class ProcessManager {
     if (program === '') throw Errors.missingProgram(tty);
     const built = params.envPolicy ? buildEnvironment(params.envPolicy, this.serverEnv, env) : sortedByName(env);
     if (hasNul(params.cwd) || Object.entries(built).some(([k, v]) => hasNul(k) || hasNul(v))) throw nulAtSpawn();
-    const childEnv = tty && built.SHELL === undefined ? { ...built, SHELL: loginShell() } : built;
+    const childEnv = tty && built.SHELL === undefined ? sortedByName({ ...built, SHELL: loginShell() }) : built;
     try {
       const cwd = checkDirectory(params.cwd);
       const file = resolveProgram({ program, cwd, env: built, tty });
