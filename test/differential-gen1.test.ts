@@ -73,6 +73,17 @@ describe(`generation 1, side by side with Codex ${GENERATION_1_REFERENCE}`, () =
     });
   });
 
+  it('finds a bare name in the cwd where PATH names it (an empty entry, or an empty PATH), as execvp', async () => {
+    for (const { server, root } of contest.list) {
+      await server.start('empty-entry', ['run.sh'], { cwd: `${root}/d`, env: { PATH: ':/usr/bin:/bin' } });
+      await server.start('empty-path', ['run.sh'], { cwd: `${root}/d`, env: { PATH: '' } });
+      await server.start('empty-entry-pty', ['run.sh'], { cwd: `${root}/d`, env: { PATH: '/usr/bin::/bin' }, tty: true });
+    }
+    expect(await outputOf('empty-entry')).toBe('ran in d\n');
+    expect(await outputOf('empty-path')).toBe('ran in d\n');
+    expect(await outputOf('empty-entry-pty')).toBe('ran in d\r\n');
+  });
+
   it('words a NUL in the cwd or in envPolicy.set as the reference, not as Node', async () => {
     const nul = { code: -32603, message: 'nul byte found in provided data' };
     const start = (processId: string, extra: Record<string, unknown>) =>

@@ -5,7 +5,8 @@
  *
  * Rules (PROTOCOL.md §3.2): a name with `/` is a path (relative to the
  * child's cwd); a bare name is searched in `env.PATH`, falling back to the
- * server's PATH in pipe mode only; never in cwd.
+ * server's PATH in pipe mode only; the cwd only where PATH names it (an empty
+ * entry, or `.`), as the reference's execvp does.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -98,8 +99,8 @@ export function resolveProgram({ program, cwd, env, tty }: ResolveInput): string
   if (searchPath === undefined) throw systemError('ENOENT');
   let firstError: unknown;
   for (const dir of searchPath.split(':')) {
-    if (dir === '' || !path.isAbsolute(dir)) continue;
-    const file = path.join(dir, program);
+    // An empty or relative entry names the child's cwd (or a place under it), as for execvp and the reference.
+    const file = path.isAbsolute(dir) ? path.join(dir, program) : `${cwd}/${dir === '' ? '' : `${dir}/`}${program}`;
     try {
       checkExecutable(file);
       return file;
