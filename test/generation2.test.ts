@@ -49,6 +49,13 @@ describe('paths as file:// URIs', () => {
     expect(await server.request('fs/canonicalize', { path: path.join(tmp, 'link') })).toEqual({ path: file });
     await server.request('fs/copy', { sourcePath: uri(file), destinationPath: path.join(tmp, 'copy'), recursive: false });
     expect(fs.readFileSync(path.join(tmp, 'copy'), 'utf8')).toBe('via uri');
+    // As Codex 0.169's realpath (musl's): PATH_MAX bytes or more is too long before any lookup; one less is looked up.
+    const deep = `/tmp/${'a/'.repeat(2045)}x`;
+    expect(await server.error('fs/canonicalize', { path: uri(deep.slice(0, 4096)) })).toEqual({
+      code: -32603,
+      message: 'Filename too long (os error 36)',
+    });
+    expect((await server.error('fs/canonicalize', { path: uri(deep.slice(0, 4095)) })).code).toBe(-32004);
   });
 
   it('refuses a URI with a host as the reference does, and a broken one naming the URI error', async () => {

@@ -241,6 +241,12 @@ export async function remove(target: string, recursive: boolean, force: boolean)
   return {};
 }
 
+/** realpath(3) as the reference's (musl's): a path of PATH_MAX bytes or more is ENAMETOOLONG before anything is looked up. */
+const PATH_MAX = 4096;
+
 export function canonicalize(file: string): Promise<FsCanonicalizeResult> {
-  return mapped(async () => ({ path: await fs.realpath(file) }));
+  return mapped(async () => {
+    if (Buffer.byteLength(file) >= PATH_MAX) throw systemError('ENAMETOOLONG');
+    return { path: await fs.realpath(file) };
+  });
 }
