@@ -70,6 +70,25 @@ describe('paths as file:// URIs', () => {
     });
     expect((await server.error('fs/getMetadata', { path: 'file:///tmp/%00' })).code).toBe(-32602);
   });
+
+  it('quotes the URI as parsed, a drive letter upper-case, and takes `c|` as a name, not a drive (as Codex 0.169)', async () => {
+    const server = await started();
+    const start = (processId: string, cwd: string) =>
+      server.error('process/start', { processId, argv: ['true'], cwd, env: {}, tty: false });
+    expect(await server.error('fs/getMetadata', { path: 'file:///c:/x' })).toEqual({
+      code: -32600,
+      message: "'file:///C:/x' is invalid on 'linux'",
+    });
+    expect(await start('drive', 'file:///c:/x')).toEqual({
+      code: -32602,
+      message: "cwd URI `file:///C:/x` is not valid on this exec-server host: 'file:///C:/x' is invalid on 'linux'",
+    });
+    expect((await start('parsed', 'file://HOST/tmp/../x')).message).toMatch(/^cwd URI `file:\/\/host\/x` is not valid/);
+    expect(await server.error('fs/getMetadata', { path: 'file:///c|/x' })).toEqual({
+      code: -32004,
+      message: 'No such file or directory (os error 2)',
+    });
+  });
 });
 
 describe('environment/info and environment/status', () => {

@@ -53,7 +53,8 @@ export function fileUriToPath(value: string, what: 'path' | 'cwd' = 'path'): str
   if (isPlainFileUri(value)) return nativePath(value.slice(SCHEME_AND_EMPTY_HOST));
   let url: URL;
   try {
-    url = new URL(value);
+    // `|` kept as it is: WHATWG URL parsing reads `c|` at the start of a path as the drive `c:`, the reference's parser does not.
+    url = new URL(value.replaceAll('|', '%7C'));
   } catch {
     throw Errors.invalidUri('relative URL without a base');
   }
@@ -64,8 +65,10 @@ export function fileUriToPath(value: string, what: 'path' | 'cwd' = 'path'): str
   if (decoded.includes(0)) throw Errors.nulInPathUri(value);
   const elsewhere = (url.hostname !== '' && url.hostname !== 'localhost') || /^\/[A-Za-z]:/.test(url.pathname);
   if (elsewhere) {
-    const refusal = Errors.pathInvalidOnPlatform(url.href);
-    throw what === 'cwd' ? Errors.cwdUriNotHere(value, refusal.message) : refusal;
+    // The reference quotes the URI as it parsed it, a drive letter upper-case.
+    const quoted = url.href.replace(/^(file:\/\/[^/]*\/)([a-z]):/, (_all, head: string, drive: string) => `${head}${drive.toUpperCase()}:`);
+    const refusal = Errors.pathInvalidOnPlatform(quoted);
+    throw what === 'cwd' ? Errors.cwdUriNotHere(quoted, refusal.message) : refusal;
   }
   let native: string;
   try {
