@@ -37,10 +37,7 @@ describe('paths and errors (§4 common rules)', () => {
       code: -32602,
       message: 'missing field `permissions`',
     });
-    const managed = {
-      permissions: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' },
-      windowsSandboxLevel: 'disabled',
-    };
+    const managed = managedPolicy('/tmp', []);
     expect((await server.error('fs/writeFile', { path: '/tmp/never-written', dataBase64: '', sandbox: managed })).message).toBe(
       'sandbox is not supported: a file system without read access to the root; this exec-server cannot enforce it',
     );
