@@ -18,9 +18,14 @@ const oneOf = (names: string[]) => `one of ${names.map((name) => `\`${name}\``).
 
 /** An externally tagged unit enum: the name, or a map from the name to null. */
 function checkUnitVariant(value: unknown, names: string[]): void {
-  const name = typeof value === 'string' ? value : isMap(value) && Object.keys(value).length === 1 ? Object.keys(value)[0]! : undefined;
-  if (name === undefined) throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(value)}, expected string or map`);
+  if (typeof value !== 'string' && !isMap(value)) {
+    throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(value)}, expected string or map`);
+  }
+  const entries: Array<[string, unknown]> = typeof value === 'string' ? [[value, null]] : Object.entries(value);
+  if (entries.length !== 1) throw Errors.invalidSandboxMember('invalid value: map, expected map with a single key');
+  const [name, unit] = entries[0]!;
   if (!names.includes(name)) throw Errors.invalidSandboxMember(`unknown variant \`${name}\`, expected ${oneOf(names)}`);
+  if (unit !== null) throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(unit)}, expected unit`);
 }
 
 function checkPermissions(permissions: unknown): void {
