@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
 
@@ -23,6 +24,30 @@ describe('framing (EXT-PARSE)', () => {
     expect(error.error.code).toBe(-32700);
     const response = await server.call('initialize', { clientName: 'x' }, 2);
     expect(response.result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a line whose sandbox comes twice, under any spelling, as the reference refuses it: nothing runs unconfined', async () => {
+    const server = await open();
+    await server.call('initialize', { clientName: 'x' }, 1);
+    server.notify('initialized');
+    const policy = JSON.stringify({ permissions: { type: 'managed' }, windowsSandboxLevel: 'disabled' });
+    const target = `/tmp/exec-server-duplicate-${process.pid}`;
+    const write = (id: number, second: string) =>
+      `{"id":${id},"method":"fs/writeFile","params":{"path":"file://${target}","dataBase64":"","sandbox":${policy},${second}:null}}`;
+    server.sendLine(write(2, '"sandbox"'));
+    server.sendLine(write(3, '"sandb\\u006fx"'));
+    for (const index of [0, 1]) {
+      expect((await nullIdError(server, index)).error).toEqual({
+        code: -32700,
+        message: 'Parse error: duplicate JSON object key `sandbox`',
+      });
+    }
+    // Once is served.
+    const response = await server.call('fs/getMetadata', { path: 'file:///tmp', sandbox: null }, 4);
+    expect(response).toMatchObject({ result: { isDirectory: true } });
+    const written = fs.existsSync(target);
+    fs.rmSync(target, { force: true });
+    expect(written).toBe(false);
   });
 
   it('answers invalid UTF-8 with -32700 and keeps serving', async () => {

@@ -14,6 +14,7 @@ import { Errors, type ProtocolError } from '../protocol/errors.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 import { classify } from './classify.js';
 import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line.js';
+import { duplicateKey, mayCarrySandbox } from './duplicate-keys.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
@@ -210,6 +211,11 @@ export class LineMessageReader extends AbstractMessageReader {
       value = JSON.parse(text);
     } catch (error) {
       this.options.onInvalidLine?.(Errors.parseError((error as Error).message), text);
+      return;
+    }
+    const duplicate = mayCarrySandbox(text) ? duplicateKey(text) : undefined;
+    if (duplicate !== undefined) {
+      this.options.onInvalidLine?.(Errors.parseError(`duplicate JSON object key \`${duplicate}\``), text);
       return;
     }
     const classified = classify(value);
