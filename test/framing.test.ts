@@ -32,11 +32,13 @@ describe('framing (EXT-PARSE)', () => {
     server.notify('initialized');
     const policy = JSON.stringify({ permissions: { type: 'managed' }, windowsSandboxLevel: 'disabled' });
     const target = `/tmp/exec-server-duplicate-${process.pid}`;
-    const write = (id: number, second: string) =>
-      `{"id":${id},"method":"fs/writeFile","params":{"path":"file://${target}","dataBase64":"","sandbox":${policy},${second}:null}}`;
+    const write = (id: number, second: string, data = '') =>
+      `{"id":${id},"method":"fs/writeFile","params":{"path":"file://${target}","sandbox":${policy},${second}:null,"dataBase64":"${data}"}}`;
     server.sendLine(write(2, '"sandbox"'));
     server.sendLine(write(3, '"sandb\\u006fx"'));
-    for (const index of [0, 1]) {
+    // A line large enough for the path that parses around its base64 (transport/large-line.ts).
+    server.sendLine(write(5, '"sandbox"', Buffer.alloc(2 * 1024 * 1024).toString('base64')));
+    for (const index of [0, 1, 2]) {
       expect((await nullIdError(server, index)).error).toEqual({
         code: -32700,
         message: 'Parse error: duplicate JSON object key `sandbox`',

@@ -18,6 +18,7 @@ import { lastSymbolError } from '../protocol/base64.js';
 import { Base64Payload } from '../protocol/base64-payload.js';
 import { randomHex } from '../protocol/random-ids.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
+import { duplicateKey, mayCarrySandbox } from './duplicate-keys.js';
 
 /** Lines from this size on try this path. */
 export const LARGE_LINE_BYTES = 1024 * 1024;
@@ -101,8 +102,11 @@ function parseWithout(line: Pieces, start: number, end: number, marker: string):
   const escaped = JSON.stringify(marker).slice(1, -1);
   const rest = Buffer.concat([line.slice(0, start), Buffer.from(escaped), line.slice(end, line.length)]);
   if (!isUtf8(rest)) return undefined;
+  const text = rest.toString('utf8');
+  // A duplicate key is left to the ordinary path, which refuses such a line where it matters.
+  if (mayCarrySandbox(text) && duplicateKey(text) !== undefined) return undefined;
   try {
-    return JSON.parse(rest.toString('utf8')) as Message;
+    return JSON.parse(text) as Message;
   } catch {
     return undefined;
   }
