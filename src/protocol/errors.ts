@@ -96,9 +96,6 @@ export const Errors = {
   missingSandboxNetwork: () => invalidParams('missing field `network`'),
   /** A `sandbox` the reference's parser refuses, in its words (`server/sandbox/sandbox-shape.ts`). */
   invalidSandboxMember: (serdeText: string) => invalidParams(serdeText),
-  /** `described` as serde describes a value: `null`, ``integer `5` ``, `sequence`… */
-  sandboxNetworkType: (described: string) => invalidParams(`invalid type: ${described}, expected string or map`),
-  unknownSandboxNetwork: (value: string) => invalidParams(`unknown variant \`${value}\`, expected \`restricted\` or \`enabled\``),
 
   // --- filesystem (§4) ---
   invalidUri: (detail: string) => invalidParams(`invalid URI: ${detail}`),

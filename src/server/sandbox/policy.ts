@@ -20,7 +20,7 @@ import { describeValue } from '../../protocol/decode.js';
 import { Errors } from '../../protocol/errors.js';
 import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
 import { protectReadOnly } from './protected-paths.js';
-import { checkSandboxShape } from './sandbox-shape.js';
+import { checkSandboxShape, unitVariant } from './sandbox-shape.js';
 
 export interface Confinement {
   /** Mounted writable, in order (later mounts override earlier ones). */
@@ -97,24 +97,10 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
   return paths;
 }
 
-type Network = 'restricted' | 'enabled';
-const isNetwork = (value: unknown): value is Network => value === 'restricted' || value === 'enabled';
-
-/**
- * `network`, in either of serde's forms (`"restricted"`, or `{"restricted": null}`),
- * refused in the words of the reference's parser.
- */
-function networkOf(network: unknown): Network {
-  if (isNetwork(network)) return network;
+/** `network`, as the reference's parser reads it (where, unlike `windowsSandboxLevel`, `{}` is a unit too). */
+function networkOf(network: unknown): 'restricted' | 'enabled' {
   if (network === undefined) throw Errors.missingSandboxNetwork();
-  if (typeof network === 'string') throw Errors.unknownSandboxNetwork(network);
-  if (network === null || typeof network !== 'object' || Array.isArray(network)) throw Errors.sandboxNetworkType(describeValue(network));
-  const entries = Object.entries(network);
-  const [name, unit] = entries[0] ?? [];
-  const isUnit = unit === null || (typeof unit === 'object' && !Array.isArray(unit) && Object.keys(unit).length === 0);
-  if (entries.length === 1 && isNetwork(name) && isUnit) return name;
-  if (entries.length === 1 && !isNetwork(name)) throw Errors.unknownSandboxNetwork(name!);
-  throw refuse(`network ${JSON.stringify(network)}`);
+  return unitVariant(network, { names: ['restricted', 'enabled'], describe: describeValue, emptyMapIsUnit: true });
 }
 
 /**

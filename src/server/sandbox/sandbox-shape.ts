@@ -13,19 +13,33 @@ const WINDOWS_LEVELS = ['disabled', 'restricted-token', 'elevated', 'mxc'];
 
 const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** serde's words for a list of names: `` `a`, `b`, `c` ``. */
-const oneOf = (names: string[]) => `one of ${names.map((name) => `\`${name}\``).join(', ')}`;
+/** serde's words for what an enum expects: `` `a` or `b` ``, or `` one of `a`, `b`, `c` ``. */
+function expecting(names: readonly string[]): string {
+  const quoted = names.map((name) => `\`${name}\``);
+  return quoted.length === 2 ? `${quoted[0]} or ${quoted[1]}` : `one of ${quoted.join(', ')}`;
+}
 
-/** An externally tagged unit enum: the name, or a map from the name to null. */
-function checkUnitVariant(value: unknown, names: string[]): void {
-  if (typeof value !== 'string' && !isMap(value)) {
-    throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(value)}, expected string or map`);
-  }
+/** How the reference's parser reads one enum member: how it describes a value, and whether `{}` is a unit. */
+export interface UnitEnum<Name extends string> {
+  names: readonly Name[];
+  describe: (value: unknown) => string;
+  emptyMapIsUnit: boolean;
+}
+
+/**
+ * The name in an externally tagged unit enum, in either of serde's forms: the
+ * name, or a map from the name to null. Refused in the parser's words.
+ */
+export function unitVariant<Name extends string>(value: unknown, { names, describe, emptyMapIsUnit }: UnitEnum<Name>): Name {
+  if (typeof value !== 'string' && !isMap(value))
+    throw Errors.invalidSandboxMember(`invalid type: ${describe(value)}, expected string or map`);
   const entries: Array<[string, unknown]> = typeof value === 'string' ? [[value, null]] : Object.entries(value);
   if (entries.length !== 1) throw Errors.invalidSandboxMember('invalid value: map, expected map with a single key');
   const [name, unit] = entries[0]!;
-  if (!names.includes(name)) throw Errors.invalidSandboxMember(`unknown variant \`${name}\`, expected ${oneOf(names)}`);
-  if (unit !== null) throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(unit)}, expected unit`);
+  if (!names.includes(name as Name)) throw Errors.invalidSandboxMember(`unknown variant \`${name}\`, expected ${expecting(names)}`);
+  const isUnit = unit === null || (emptyMapIsUnit && isMap(unit) && Object.keys(unit).length === 0);
+  if (!isUnit) throw Errors.invalidSandboxMember(`invalid type: ${describe(unit)}, expected unit`);
+  return name as Name;
 }
 
 function checkPermissions(permissions: unknown): void {
@@ -39,7 +53,7 @@ function checkPermissions(permissions: unknown): void {
   if (type === undefined) throw Errors.invalidSandboxMember('missing field `type`');
   if (typeof type !== 'string' || !PERMISSION_TYPES.includes(type)) {
     const named = typeof type === 'string' ? `unknown variant \`${type}\`` : `invalid type: ${describeValue2(type)}`;
-    throw Errors.invalidSandboxMember(`${named}, expected ${oneOf(PERMISSION_TYPES)}`);
+    throw Errors.invalidSandboxMember(`${named}, expected ${expecting(PERMISSION_TYPES)}`);
   }
 }
 
@@ -54,5 +68,5 @@ export function checkSandboxShape(sandbox: unknown): void {
     throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(sandbox.workspaceRoots)}, expected a sequence`);
   }
   if (sandbox.windowsSandboxLevel === undefined) throw Errors.invalidSandboxMember('missing field `windowsSandboxLevel`');
-  checkUnitVariant(sandbox.windowsSandboxLevel, WINDOWS_LEVELS);
+  unitVariant(sandbox.windowsSandboxLevel, { names: WINDOWS_LEVELS, describe: describeValue2, emptyMapIsUnit: false });
 }
