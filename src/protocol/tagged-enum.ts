@@ -1,15 +1,49 @@
 /**
  * Generation 2's externally tagged enums (`mode`, `redirectPolicy`,
- * `signal`) as serde reads them, with serde's error texts.
+ * `signal`, and the sandbox's `network` and `windowsSandboxLevel`) as serde
+ * reads them, with serde's error texts.
  */
 import * as z from 'zod';
 import { describeValue2, VARIANT } from './decode.js';
 
+/** How one enum is read: its names (any name, without), serde's words for them, and the value's. */
+export interface UnitEnum {
+  names?: readonly string[];
+  expected: string;
+  /** How serde describes a value here (``integer `5` `` or `number`, by how the reference parses the member). */
+  describe?: (value: unknown) => string;
+  /** Whether `{}` stands for the unit too (the reference takes it for some members). */
+  emptyMapIsUnit?: boolean;
+}
+
+/** The name read, or serde's words for why the value is none (`wrongType`: neither a string nor a map). */
+export type UnitVariantReading = { name: string } | { problem: string; wrongType: boolean };
+
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * Generation 2's externally tagged enums, in either of serde's forms: the
- * name (`"read"`), or a map from the name to `null` (`{"read": null}`). The
- * variant is checked before its content, as serde does; without `values`
- * any name passes (signals are looked up by the handler).
+ * A unit enum in either of serde's forms: the name (`"read"`), or a map from
+ * the name to `null` (`{"read": null}`). The variant is checked before its
+ * content, as serde does.
+ */
+export function readUnitVariant(
+  value: unknown,
+  { names, expected, describe = describeValue2, emptyMapIsUnit = false }: UnitEnum,
+): UnitVariantReading {
+  if (typeof value !== 'string' && !isMap(value))
+    return { problem: `invalid type: ${describe(value)}, expected string or map`, wrongType: true };
+  const entries: Array<[string, unknown]> = typeof value === 'string' ? [[value, null]] : Object.entries(value);
+  const fail = (problem: string) => ({ problem, wrongType: false });
+  if (entries.length !== 1) return fail('invalid value: map, expected map with a single key');
+  const [name, unit] = entries[0]!;
+  if (names && !names.includes(name)) return fail(`unknown variant \`${name}\`, expected ${expected}`);
+  const isUnit = unit === null || (emptyMapIsUnit && isMap(unit) && Object.keys(unit).length === 0);
+  return isUnit ? { name } : fail(`invalid type: ${describe(unit)}, expected unit`);
+}
+
+/**
+ * Generation 2's externally tagged enums as a schema (`readUnitVariant`);
+ * without `values` any name passes (signals are looked up by the handler).
  */
 export const taggedEnum = <const Values extends readonly [string, ...string[]]>(values: Values | undefined, expected: string) => {
   const name = values ? { enum: [...values] } : { type: 'string' };
@@ -20,18 +54,10 @@ export const taggedEnum = <const Values extends readonly [string, ...string[]]>(
     .custom<Name | Partial<Record<Name, null>>>()
     .meta({ anyOf: [name, mapForm] })
     .transform((input, context): Name => {
-      const fail = (message: string) => {
-        context.addIssue({ code: 'custom', message, input });
-        return z.NEVER;
-      };
-      const isMap = typeof input === 'object' && input !== null && !Array.isArray(input);
-      if (typeof input !== 'string' && !isMap) return fail('string or map');
-      const entries: Array<[string, unknown]> = isMap ? Object.entries(input) : [[input as string, null]];
-      if (entries.length !== 1) return fail(`${VARIANT}invalid value: map, expected map with a single key`);
-      const [name, unit] = entries[0]!;
-      if (values && !(values as readonly string[]).includes(name))
-        return fail(`${VARIANT}unknown variant \`${name}\`, expected ${expected}`);
-      if (unit !== null) return fail(`${VARIANT}invalid type: ${describeValue2(unit)}, expected unit`);
-      return name as Name;
+      const read = readUnitVariant(input, { names: values, expected });
+      if ('name' in read) return read.name as Name;
+      // A wrong type is worded by the decoder, which names the field's type.
+      context.addIssue({ code: 'custom', message: read.wrongType ? 'string or map' : `${VARIANT}${read.problem}`, input });
+      return z.NEVER;
     });
 };

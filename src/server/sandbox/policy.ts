@@ -100,7 +100,7 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
 /** `network`, as the reference's parser reads it (where, unlike `windowsSandboxLevel`, `{}` is a unit too). */
 function networkOf(network: unknown): 'restricted' | 'enabled' {
   if (network === undefined) throw Errors.missingSandboxNetwork();
-  return unitVariant(network, { names: ['restricted', 'enabled'], describe: describeValue, emptyMapIsUnit: true });
+  return unitVariant(network, ['restricted', 'enabled'] as const, describeValue, true);
 }
 
 /**
@@ -110,14 +110,8 @@ function networkOf(network: unknown): 'restricted' | 'enabled' {
  */
 export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
-  checkSandboxShape(sandbox);
-  const { permissions, workspaceRoots, cwd } = sandbox as {
-    permissions?: { type?: unknown; network?: unknown; file_system?: { type?: unknown; entries?: unknown } };
-    workspaceRoots?: unknown;
-    cwd?: unknown;
-  };
-  if (permissions?.type === 'disabled') return undefined;
-  if (permissions?.type !== 'managed' && permissions?.type !== 'external') throw refuse('these sandbox permissions');
+  const { permissions, workspaceRoots, cwd } = checkSandboxShape(sandbox);
+  if (permissions.type === 'disabled') return undefined;
   const network = networkOf(permissions.network);
   // The sandbox is the one the server runs in, kept by whoever started it: nothing to add here.
   if (permissions.type === 'external') return undefined;

@@ -7,6 +7,7 @@
  */
 import { describeValue2 } from '../../protocol/decode.js';
 import { Errors } from '../../protocol/errors.js';
+import { readUnitVariant } from '../../protocol/tagged-enum.js';
 
 const PERMISSION_TYPES = ['managed', 'disabled', 'external'];
 const WINDOWS_LEVELS = ['disabled', 'restricted-token', 'elevated', 'mxc'];
@@ -19,27 +20,19 @@ function expecting(names: readonly string[]): string {
   return quoted.length === 2 ? `${quoted[0]} or ${quoted[1]}` : `one of ${quoted.join(', ')}`;
 }
 
-/** How the reference's parser reads one enum member: how it describes a value, and whether `{}` is a unit. */
-export interface UnitEnum<Name extends string> {
-  names: readonly Name[];
-  describe: (value: unknown) => string;
-  emptyMapIsUnit: boolean;
-}
-
 /**
- * The name in an externally tagged unit enum, in either of serde's forms: the
- * name, or a map from the name to null. Refused in the parser's words.
+ * An externally tagged unit enum of the sandbox, refused in the parser's words
+ * (`readUnitVariant`); `{}` as a unit where the reference takes it.
  */
-export function unitVariant<Name extends string>(value: unknown, { names, describe, emptyMapIsUnit }: UnitEnum<Name>): Name {
-  if (typeof value !== 'string' && !isMap(value))
-    throw Errors.invalidSandboxMember(`invalid type: ${describe(value)}, expected string or map`);
-  const entries: Array<[string, unknown]> = typeof value === 'string' ? [[value, null]] : Object.entries(value);
-  if (entries.length !== 1) throw Errors.invalidSandboxMember('invalid value: map, expected map with a single key');
-  const [name, unit] = entries[0]!;
-  if (!names.includes(name as Name)) throw Errors.invalidSandboxMember(`unknown variant \`${name}\`, expected ${expecting(names)}`);
-  const isUnit = unit === null || (emptyMapIsUnit && isMap(unit) && Object.keys(unit).length === 0);
-  if (!isUnit) throw Errors.invalidSandboxMember(`invalid type: ${describe(unit)}, expected unit`);
-  return name as Name;
+export function unitVariant<Name extends string>(
+  value: unknown,
+  names: readonly Name[],
+  describe: (value: unknown) => string,
+  emptyMapIsUnit: boolean,
+): Name {
+  const read = readUnitVariant(value, { names, expected: expecting(names), describe, emptyMapIsUnit });
+  if ('problem' in read) throw Errors.invalidSandboxMember(read.problem);
+  return read.name as Name;
 }
 
 function checkPermissions(permissions: unknown): void {
@@ -57,8 +50,19 @@ function checkPermissions(permissions: unknown): void {
   }
 }
 
-/** Refuses a `sandbox` (not null) that the reference's parser refuses. */
-export function checkSandboxShape(sandbox: unknown): void {
+/** A `sandbox` the reference's parser takes; its permissions are read in `policy.ts`. */
+export interface SandboxShape {
+  permissions: {
+    type: 'managed' | 'disabled' | 'external';
+    network?: unknown;
+    file_system?: { type?: unknown; entries?: unknown };
+  };
+  workspaceRoots?: unknown[];
+  cwd?: unknown;
+}
+
+/** `sandbox` (not null) as the reference's parser takes it, or refused in its words. */
+export function checkSandboxShape(sandbox: unknown): SandboxShape {
   if (Array.isArray(sandbox)) throw Errors.sandboxUnenforceable('a sandbox given as a sequence');
   if (!isMap(sandbox)) {
     throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(sandbox)}, expected struct WireFileSystemSandboxContext`);
@@ -68,5 +72,6 @@ export function checkSandboxShape(sandbox: unknown): void {
     throw Errors.invalidSandboxMember(`invalid type: ${describeValue2(sandbox.workspaceRoots)}, expected a sequence`);
   }
   if (sandbox.windowsSandboxLevel === undefined) throw Errors.invalidSandboxMember('missing field `windowsSandboxLevel`');
-  unitVariant(sandbox.windowsSandboxLevel, { names: WINDOWS_LEVELS, describe: describeValue2, emptyMapIsUnit: false });
+  unitVariant(sandbox.windowsSandboxLevel, WINDOWS_LEVELS, describeValue2, false);
+  return sandbox as unknown as SandboxShape;
 }
