@@ -47,7 +47,8 @@ async function bundleOf(name, entry, outdir, plugins = []) {
  *   copy it to drop that line;
  * - esbuild escapes non-ASCII characters in code (charset 'ascii', its default) but copies
  *   comments as they are, and one `§` there made Node read the whole bundle into a two-byte
- *   string, twice its size in memory: each such UTF-16 unit becomes `?`. (Dropping comments with
+ *   string, twice its size in memory: each such UTF-16 unit becomes `?` (and cached-load.cjs, which
+ *   reads a bundle as latin1, relies on it being ASCII). (Dropping comments with
  *   minifyWhitespace did that too, but slowed fs/readBlock by about 15%:
  *   `npm run bench -- --only blocks`.)
  */

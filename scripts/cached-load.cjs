@@ -18,7 +18,8 @@ function loadCached(file) {
     // no cache yet
   }
   // A `#!` line is not JavaScript inside a function (bundle.mjs turns the bundle's into a comment).
-  const text = fs.readFileSync(file, 'utf8');
+  // bundle.mjs leaves only ASCII in a bundle, so latin1 reads it as UTF-8 would, without decoding.
+  const text = fs.readFileSync(file, 'latin1');
   const source = text.startsWith('#!') ? `//${text.slice(2)}` : text;
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) {

@@ -13,7 +13,7 @@
  * number` for a negative or fractional one where an unsigned one belongs).
  * Unlike the reference, every message names the offending field.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { Errors, ErrorTexts, type ProtocolError } from './errors.js';
 import { notAPathError } from './path-uri.js';
 
@@ -109,7 +109,7 @@ function firstMet(issues: readonly z.core.$ZodIssue[], params: unknown): z.core.
  * Decodes `params` with `schema`, or throws a −32602 `ProtocolError` whose
  * message names the offending field serde would name first.
  */
-export function decodeParams<T extends z.ZodType>(schema: T, params: unknown, structName: string, generation: 1 | 2 = 1): z.output<T> {
+export function decodeParams<T extends z.ZodMiniType>(schema: T, params: unknown, structName: string, generation: 1 | 2 = 1): z.output<T> {
   const result = schema.safeParse(params ?? null);
   if (result.success) return result.data;
   const first = firstMet(result.error.issues, params ?? null);

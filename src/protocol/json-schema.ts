@@ -6,7 +6,7 @@
  * writes it to `schema/exec-server.schema.json`; a test fails when that
  * file is stale.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type MethodName, Methods, resultSchemaOf } from './methods.js';
 import { Notifications } from './notifications.js';
 
@@ -20,14 +20,14 @@ function typeName(method: string): string {
     .join('');
 }
 
-function definition(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+function definition(schema: z.ZodMiniType, io: 'input' | 'output'): JsonObject {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject;
   return rest;
 }
 
 export function protocolJsonSchema(): JsonObject {
   const defs: JsonObject = {};
-  const ref = (name: string, schema: z.ZodType, io: 'input' | 'output') => {
+  const ref = (name: string, schema: z.ZodMiniType, io: 'input' | 'output') => {
     defs[name] = definition(schema, io);
     return { $ref: `#/$defs/${name}` };
   };

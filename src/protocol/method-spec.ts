@@ -1,5 +1,5 @@
 /** What the method table (`methods.ts`) says of each method and notification. */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { ResultSchemas } from './results.js';
 
 /** The name of a schema in `results.ts`. */
@@ -11,7 +11,7 @@ export type Generation = 1 | 2;
 export type GateFamily = 'exec' | 'filesystem' | 'http' | 'environment';
 
 export interface MethodSpec<
-  Params extends z.ZodType = z.ZodType,
+  Params extends z.ZodMiniType = z.ZodMiniType,
   Result extends ResultName = ResultName,
   Family extends GateFamily | undefined = GateFamily | undefined,
 > {

@@ -5,14 +5,14 @@
  * calls and both executors are typed from this table, and the JSON Schema in
  * `schema/` is generated from it. To add a method, add an entry here.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Base64Payload } from './base64-payload.js';
 import { BOTH, type GateFamily, type MethodSpec, type ResultName } from './method-spec.js';
 import { type ResultSchemas, resultSchemas } from './results.js';
 import * as P from './schemas.js';
 
 /** A table row; its params schema is built when first read (see `once` in `schemas.ts`). */
-const spec = <Params extends z.ZodType, Result extends ResultName, Family extends GateFamily | undefined>(
+const spec = <Params extends z.ZodMiniType, Result extends ResultName, Family extends GateFamily | undefined>(
   value: Omit<MethodSpec<Params, Result, Family>, 'params'> & { params: () => Params },
 ): MethodSpec<Params, Result, Family> => {
   const { params, ...rest } = value;
@@ -260,7 +260,7 @@ export type DecodedParamsOf<M extends MethodName> = z.output<(typeof Methods)[M]
 export type ResultOf<M extends MethodName> = z.output<ResultSchemas[(typeof Methods)[M]['result']]>;
 
 /** A method's result schema. */
-export function resultSchemaOf(method: MethodName): z.ZodType {
+export function resultSchemaOf(method: MethodName): z.ZodMiniType {
   return resultSchemas()[Methods[method].result];
 }
 /** The members that may carry a whole file, block or body. */

@@ -2,19 +2,19 @@
  * The notifications of the protocol, described once (with `methods.ts`):
  * their params, direction and the generations that send them.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { BOTH, type Generation } from './method-spec.js';
 import { resultSchemas } from './results.js';
 import * as P from './schemas.js';
 
-export interface NotificationSpec<Params extends z.ZodType = z.ZodType> {
+export interface NotificationSpec<Params extends z.ZodMiniType = z.ZodMiniType> {
   readonly params: Params;
   readonly direction: 'toClient' | 'toServer';
   readonly generations: readonly Generation[];
   readonly summary: string;
 }
 
-const notification = <Params extends z.ZodType>(value: NotificationSpec<Params>) => value;
+const notification = <Params extends z.ZodMiniType>(value: NotificationSpec<Params>) => value;
 
 export const Notifications = {
   initialized: notification({

@@ -7,11 +7,11 @@
  * generation-2 client alone receives are optional. They are built on first
  * use, so that a server, which never uses them, does not build them at start.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 function build() {
   const empty = () => z.strictObject({});
-  const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+  const nullable = <T extends z.ZodMiniType>(schema: T) => z.nullable(schema);
 
   const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
   const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
@@ -31,25 +31,25 @@ function build() {
     /** Generation 2 clients decide from these what they may send. */
     capabilities: z.record(z.string(), z.boolean()),
     /** Codex's own servers add these. */
-    providerId: z.string().optional(),
-    prependPathDirs: z.array(z.string()).optional(),
-    temporaryDirectories: z.array(z.string()).optional(),
+    providerId: z.optional(z.string()),
+    prependPathDirs: z.optional(z.array(z.string())),
+    temporaryDirectories: z.optional(z.array(z.string())),
     /** This server's additions (its generation-1 `environment/info`). */
-    platform: z.string().optional(),
-    arch: z.string().optional(),
-    homeDir: z.string().optional(),
-    pid: z.number().optional(),
+    platform: z.optional(z.string()),
+    arch: z.optional(z.string()),
+    homeDir: z.optional(z.string()),
+    pid: z.optional(z.number()),
     /** Whether sandbox policies can be enforced here (this server's addition). */
-    sandbox: z.object({ available: z.boolean(), type: z.literal('linuxSeccomp'), reason: z.string().optional() }).optional(),
+    sandbox: z.optional(z.object({ available: z.boolean(), type: z.literal('linuxSeccomp'), reason: z.optional(z.string()) })),
   });
 
   const InitializeResult = z.object({
     sessionId: z.string(),
     /** Servers of generation 2 describe their environment here; generation 1 servers do not. */
-    environmentInfo: EnvironmentInfo.optional(),
+    environmentInfo: z.optional(EnvironmentInfo),
   });
 
-  const ProcessStartResult = z.object({ processId: z.string(), sandboxType: SandboxType.optional() });
+  const ProcessStartResult = z.object({ processId: z.string(), sandboxType: z.optional(SandboxType) });
 
   const ProcessOutputChunk = z.object({
     seq: z.number(),
@@ -66,7 +66,7 @@ function build() {
     closed: z.boolean(),
     failure: nullable(z.string()),
     /** Generation 2: whether the sandbox made the command fail. */
-    sandboxDenied: z.boolean().optional(),
+    sandboxDenied: z.optional(z.boolean()),
   });
 
   const ProcessWriteResult = z.object({ status: WriteStatus });
@@ -82,7 +82,7 @@ function build() {
     createdAtMs: z.number(),
     modifiedAtMs: z.number(),
     /** Generation 2: bytes of the target (of the link's target for a symlink). */
-    size: z.number().optional(),
+    size: z.optional(z.number()),
   });
   const FsDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() });
   const FsReadDirectoryResult = z.object({ entries: z.array(FsDirectoryEntry) });
@@ -118,13 +118,13 @@ function build() {
 
   // ---- notifications ----
 
-  const ProcessOutputNotification = ProcessOutputChunk.extend({ processId: z.string() });
+  const ProcessOutputNotification = z.extend(ProcessOutputChunk, { processId: z.string() });
   const ProcessExitedNotification = z.object({
     processId: z.string(),
     seq: z.number(),
     exitCode: z.number(),
     /** Generation 2 only. */
-    sandboxDenied: z.boolean().optional(),
+    sandboxDenied: z.optional(z.boolean()),
   });
   const ProcessClosedNotification = z.object({ processId: z.string(), seq: z.number() });
   const HttpBodyDeltaNotification = z.object({

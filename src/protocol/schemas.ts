@@ -6,7 +6,7 @@
  * messages are serde's expected-type words; see `decode.ts`.
  */
 import path from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { describeValue2, LITERAL, VARIANT } from './decode.js';
 import { ErrorTexts } from './errors.js';
 import { fileUriToPath, isFileUri, nativePath, type ClientPath } from './path-uri.js';
@@ -17,7 +17,7 @@ import { taggedEnum } from './tagged-enum.js';
  * milliseconds at each start, and a session uses a few of them
  * (`npm run bench -- --only startup`).
  */
-function once<T extends z.ZodType>(build: () => T): () => T {
+function once<T extends z.ZodMiniType>(build: () => T): () => T {
   let built: T | undefined;
   return () => {
     built ??= build();
@@ -37,15 +37,13 @@ const bool = () => z.boolean(expecting('a boolean'));
  * others work with the rounded value.
  */
 const unsigned = (label: 'u64' | 'usize') =>
-  z
-    .number(expecting(label))
-    .min(0, expecting(label))
-    .lt(2 ** 64, expecting(label))
-    .multipleOf(1, expecting(label));
+  z.number(expecting(label)).check(z.minimum(0, expecting(label)), z.lt(2 ** 64, expecting(label)), z.multipleOf(1, expecting(label)));
 const exactUnsigned = () =>
-  unsigned('u64').refine((value) => value <= Number.MAX_SAFE_INTEGER, {
-    error: () => `${VARIANT}above 2^53 - 1, which this server cannot address exactly`,
-  });
+  unsigned('u64').check(
+    z.refine((value) => value <= Number.MAX_SAFE_INTEGER, {
+      error: () => `${VARIANT}above 2^53 - 1, which this server cannot address exactly`,
+    }),
+  );
 const strings = () => z.array(str(), expecting('a sequence'));
 const stringMap = () => z.record(z.string(), str(), expecting('a map'));
 
@@ -55,24 +53,31 @@ const stringMap = () => z.record(z.string(), str(), expecting('a map'));
  * reference answers some of them −32600, which a schema issue cannot say.
  */
 const absolutePath = () =>
-  z
-    .string(expecting('path string'))
-    .refine((value) => isFileUri(value) || path.posix.isAbsolute(value), literal(ErrorTexts.relativePath))
-    .transform(
-      (value): ClientPath => (isFileUri(value) ? { native: fileUriToPath(value), uri: true } : { native: nativePath(value), uri: false }),
-    );
+  z.pipe(
+    z
+      .string(expecting('path string'))
+      .check(z.refine((value) => isFileUri(value) || path.posix.isAbsolute(value), literal(ErrorTexts.relativePath))),
+    z.transform(
+      (value: string): ClientPath =>
+        isFileUri(value) ? { native: fileUriToPath(value), uri: true } : { native: nativePath(value), uri: false },
+    ),
+  );
 
 /** `cwd`: any string (relative resolves against the server's cwd), or a `file://` URI. */
-const directory = () => str().transform((value) => (isFileUri(value) ? fileUriToPath(value, 'cwd') : value));
+const directory = () =>
+  z.pipe(
+    str(),
+    z.transform((value: string) => (isFileUri(value) ? fileUriToPath(value, 'cwd') : value)),
+  );
 
 /** Checked by `unsupported-requests.ts`: absent, null or disabled means no confinement. */
-const noSandbox = () => z.unknown().optional();
+const noSandbox = () => z.optional(z.unknown());
 
 const dimension = (message: string) =>
-  z.number(expecting('u16')).refine((value) => Number.isInteger(value) && value >= 1 && value <= 65535, literal(message));
+  z.number(expecting('u16')).check(z.refine((value) => Number.isInteger(value) && value >= 1 && value <= 65535, literal(message)));
 
 export const InitializeParams = once(() =>
-  z.object({ clientName: str(), resumeSessionId: str().nullish() }, expecting('struct InitializeParams')),
+  z.object({ clientName: str(), resumeSessionId: z.nullish(str()) }, expecting('struct InitializeParams')),
 );
 
 const TerminalSize = once(() =>
@@ -110,13 +115,13 @@ const EnvPolicy = once(() =>
  * than this server does is refused by `unsupported-requests.ts`, never ignored.
  */
 const codexExtras = () => ({
-  sandbox: z.unknown().optional(),
-  metadata: z.unknown().optional(), // checked in generation 2 only: see exec-metadata.ts
-  enforceManagedNetwork: bool().optional(), // `true` is refused by `unsupported-requests.ts`
-  managedNetwork: z.unknown().optional(),
-  networkProxy: z.unknown().optional(),
-  shellSnapshot: z.unknown().optional(),
-  credentialProviders: z.unknown().optional(),
+  sandbox: z.optional(z.unknown()),
+  metadata: z.optional(z.unknown()), // checked in generation 2 only: see exec-metadata.ts
+  enforceManagedNetwork: z.optional(bool()), // `true` is refused by `unsupported-requests.ts`
+  managedNetwork: z.optional(z.unknown()),
+  networkProxy: z.optional(z.unknown()),
+  shellSnapshot: z.optional(z.unknown()),
+  credentialProviders: z.optional(z.unknown()),
 });
 
 export const ProcessStartParams = once(() =>
@@ -127,10 +132,10 @@ export const ProcessStartParams = once(() =>
       cwd: directory(),
       env: stringMap(),
       tty: bool(),
-      pipeStdin: bool().optional(),
-      arg0: str().nullish(),
-      envPolicy: EnvPolicy().nullish(),
-      size: TerminalSize().nullish(),
+      pipeStdin: z.optional(bool()),
+      arg0: z.nullish(str()),
+      envPolicy: z.nullish(EnvPolicy()),
+      size: z.nullish(TerminalSize()),
       ...codexExtras(),
     },
     expecting('struct ExecParams'),
@@ -141,16 +146,16 @@ export const ProcessReadParams = once(() =>
   z.object(
     {
       processId: str(),
-      afterSeq: unsigned('u64').nullish(),
-      maxBytes: unsigned('usize').nullish(),
-      waitMs: unsigned('u64').nullish(),
+      afterSeq: z.nullish(unsigned('u64')),
+      maxBytes: z.nullish(unsigned('usize')),
+      waitMs: z.nullish(unsigned('u64')),
     },
     expecting('struct ReadParams'),
   ),
 );
 
 export const ProcessWriteParams = once(() =>
-  z.object({ processId: str(), chunk: str(), closeStdin: bool().nullish(), writeId: str().nullish() }, expecting('struct WriteParams')),
+  z.object({ processId: str(), chunk: str(), closeStdin: z.nullish(bool()), writeId: z.nullish(str()) }, expecting('struct WriteParams')),
 );
 
 export const ProcessIdParams = once(() => z.object({ processId: str() }, expecting('struct TerminateParams')));
@@ -173,9 +178,11 @@ export const ProcessSignalParams = once(() =>
 
 /** No params: `null`, none or `{}` (generation 2 sends `null`, generation 1 `{}`); anything else is not serde's unit. */
 export const EnvironmentInfoParams = once(() =>
-  z.unknown().refine((value) => value == null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0), {
-    error: (issue) => `${LITERAL}invalid type: ${describeValue2(issue.input)}, expected unit`,
-  }),
+  z.unknown().check(
+    z.refine((value) => value == null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0), {
+      error: (issue) => `${LITERAL}invalid type: ${describeValue2(issue.input)}, expected unit`,
+    }),
+  ),
 );
 
 export const InitializedParams = once(() => z.object({}));
@@ -187,12 +194,12 @@ export const FsWriteFileParams = once(() =>
 );
 
 export const FsCreateDirectoryParams = once(() =>
-  z.object({ path: absolutePath(), recursive: bool().nullish(), sandbox: noSandbox() }, expecting('struct FsCreateDirectoryParams')),
+  z.object({ path: absolutePath(), recursive: z.nullish(bool()), sandbox: noSandbox() }, expecting('struct FsCreateDirectoryParams')),
 );
 
 export const FsRemoveParams = once(() =>
   z.object(
-    { path: absolutePath(), recursive: bool().nullish(), force: bool().nullish(), sandbox: noSandbox() },
+    { path: absolutePath(), recursive: z.nullish(bool()), force: z.nullish(bool()), sandbox: noSandbox() },
     expecting('struct FsRemoveParams'),
   ),
 );
@@ -212,7 +219,7 @@ const WalkOptions = once(() =>
       maxEntries: unsigned('usize'),
       followDirectorySymlinks: bool(),
       // Absent is taken (serde default), null is not.
-      pruneHiddenDirectories: bool().optional(),
+      pruneHiddenDirectories: z.optional(bool()),
     },
     expecting('struct WalkOptions'),
   ),
@@ -230,7 +237,7 @@ const OpenMode = once(() => taggedEnum(OPEN_MODES, '`read` or `replace`'));
 
 export const FsOpenParams = once(() =>
   z.object(
-    { handleId: str(), path: absolutePath(), mode: OpenMode().optional(), sandbox: noSandbox() },
+    { handleId: str(), path: absolutePath(), mode: z.optional(OpenMode()), sandbox: noSandbox() },
     expecting('struct WireFsOpenParams'),
   ),
 );
@@ -246,7 +253,7 @@ export const FsWriteBlockParams = once(() =>
 /** Generation 2: `present` is one path, not a list. */
 export const FsWatchMissingParams = once(() =>
   z.object(
-    { watchId: exactUnsigned(), missing: z.array(absolutePath(), expecting('a sequence')), present: absolutePath().nullish() },
+    { watchId: exactUnsigned(), missing: z.array(absolutePath(), expecting('a sequence')), present: z.nullish(absolutePath()) },
     expecting('struct FsWatchMissingParams'),
   ),
 );
@@ -254,7 +261,7 @@ export const FsWatchMissingParams = once(() =>
 export const FsCloseParams = once(() => z.object({ handleId: str() }, expecting('struct FsCloseParams')));
 
 /** `valueEnvVar` (generation 2): the header's value continues with that variable of the server's environment. */
-const HttpHeader = once(() => z.object({ name: str(), value: str(), valueEnvVar: str().nullish() }, expecting('struct HttpHeader')));
+const HttpHeader = once(() => z.object({ name: str(), value: str(), valueEnvVar: z.nullish(str()) }, expecting('struct HttpHeader')));
 
 const REDIRECT_POLICIES = ['follow', 'stop'] as const;
 
@@ -267,11 +274,11 @@ export const HttpRequestParams = once(() =>
       method: str(),
       url: str(),
       requestId: str(),
-      headers: z.array(HttpHeader(), expecting('a sequence')).optional(),
-      bodyBase64: str().nullish(),
-      timeoutMs: unsigned('u64').nullish(),
-      streamResponse: bool().optional(),
-      redirectPolicy: RedirectPolicy().optional(),
+      headers: z.optional(z.array(HttpHeader(), expecting('a sequence'))),
+      bodyBase64: z.nullish(str()),
+      timeoutMs: z.nullish(unsigned('u64')),
+      streamResponse: z.optional(bool()),
+      redirectPolicy: z.optional(RedirectPolicy()),
     },
     expecting('struct HttpRequestParams'),
   ),

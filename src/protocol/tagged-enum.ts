@@ -3,7 +3,7 @@
  * `signal`, and the sandbox's `network` and `windowsSandboxLevel`) as serde
  * reads them, with serde's error texts.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { describeValue2, VARIANT } from './decode.js';
 
 /** How one enum is read: its names (any name, without), serde's words for them, and the value's. */
@@ -50,14 +50,14 @@ export const taggedEnum = <const Values extends readonly [string, ...string[]]>(
   const mapForm = { type: 'object', minProperties: 1, maxProperties: 1, additionalProperties: { type: 'null' }, propertyNames: name };
   type Name = Values[number];
   // z.custom without a check takes any value: the transform checks it, with serde's words.
-  return z
-    .custom<Name | Partial<Record<Name, null>>>()
-    .meta({ anyOf: [name, mapForm] })
-    .transform((input, context): Name => {
+  return z.pipe(
+    z.custom<Name | Partial<Record<Name, null>>>().register(z.globalRegistry, { anyOf: [name, mapForm] }),
+    z.transform((input: Name | Partial<Record<Name, null>>, context): Name => {
       const read = readUnitVariant(input, { names: values, expected });
       if ('name' in read) return read.name as Name;
       // A wrong type is worded by the decoder, which names the field's type.
-      context.addIssue({ code: 'custom', message: read.wrongType ? 'string or map' : `${VARIANT}${read.problem}`, input });
+      context.issues.push({ code: 'custom', message: read.wrongType ? 'string or map' : `${VARIANT}${read.problem}`, input });
       return z.NEVER;
-    });
+    }),
+  );
 };

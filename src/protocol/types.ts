@@ -4,7 +4,7 @@
  * schemas (`results.ts`, for the rest). Byte fields are base64 strings here; the client library converts
  * them to `Uint8Array`.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { ParamsOf } from './methods.js';
 import type { ResultSchemas } from './results.js';
 
