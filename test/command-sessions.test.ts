@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CommandSessionError, CommandSessions, type Executor } from '../src/index.js';
+import { CommandSessionError, CommandSessions, ExecServerClient, type Executor, RemoteExecutor } from '../src/index.js';
 import { executorKinds, referenceKinds } from './support/executors.js';
-import { findByCmdline, waitDead } from './support/proc.js';
+import { childrenOf, findByCmdline, waitDead } from './support/proc.js';
+import { CLI } from './support/server-process.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', PS1: '$ ', HOME: '/tmp' };
 // Opt-in against the references: under a loaded CI run one case once saw the head of a
@@ -90,9 +91,16 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     // One still starting when close() runs, one already collecting: both end, their processes killed.
     // Markers of this kind's own, since the other kinds run the same test meanwhile.
     const [startingMark, collectingMark] = [`30.5${index}1`, `30.5${index}2`];
-    const starting = own.exec({ input: ['sleep', startingMark], timeoutMs: 20_000 });
+    const starting = expect(own.exec({ input: ['sleep', startingMark], timeoutMs: 20_000 })).rejects.toMatchObject({
+      kind: 'closed',
+      message: 'the command sessions are closed',
+    });
     await own.close();
-    expect(await starting).toEqual({ output: '' });
+    await starting;
+    // And after close, nothing starts.
+    const marker = path.join(os.tmpdir(), `sessions-closed-${process.pid}-${index}`);
+    await expect(own.exec({ input: ['sh', '-c', `echo > ${marker}`] })).rejects.toMatchObject({ kind: 'closed' });
+    expect(fs.existsSync(marker)).toBe(false);
     const later = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
     const collecting = later.exec({ input: ['sh', '-c', `echo up; exec sleep ${collectingMark}`], timeoutMs: 20_000 });
     await vi.waitFor(() => expect(findByCmdline(collectingMark)).not.toEqual([]));
@@ -106,6 +114,7 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     const result = await sessions.exec({ input: ['/bin/echo', 'codex'], timeoutMs: 800 });
     expect(result.sessionId).toBeUndefined();
     expect(result.output).toContain('codex');
+    expect(result.exitCode).toBe(0);
   });
 
   it.sequential('hands a session that ended between two calls its last output once, then forgets it', async () => {
@@ -129,6 +138,7 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     const last = await sessions.exec({ sessionId: id, input: ['ignored\n'], timeoutMs: 100 });
     expect(last.sessionId).toBeUndefined();
     expect(last.output).toContain('important-result');
+    expect(last.exitCode).toBe(3);
     await expect(sessions.exec({ sessionId: id, input: [] })).rejects.toThrow(`unknown session id ${id}`);
   });
 
@@ -183,5 +193,24 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     expect(result.output.slice(-6)).toBe('ééTAIL');
     expect(result.output.includes('\uFFFD')).toBe(false);
     await sessions.exec({ sessionId: id, input: ['\n'], timeoutMs: 2000 });
+  });
+});
+
+describe('CommandSessions when the transport goes', () => {
+  it('fails an exec collecting when its server dies, rather than passing it off as an exit', async () => {
+    const before = childrenOf(process.pid);
+    const client = await ExecServerClient.spawn({ command: process.execPath, args: [CLI] });
+    const [server] = childrenOf(process.pid).filter((pid) => !before.includes(pid));
+    const executor = new RemoteExecutor(client);
+    const sessions = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
+    try {
+      const opened = await sessions.exec({ input: ['sh', '-c', 'echo up; exec sleep 30'], timeoutMs: 0 });
+      const collecting = sessions.exec({ sessionId: opened.sessionId!, input: [], timeoutMs: 20_000 });
+      process.kill(server!, 'SIGKILL');
+      await expect(collecting).rejects.toMatchObject({ kind: 'disconnected' });
+    } finally {
+      await sessions.close();
+      await executor.close();
+    }
   });
 });

@@ -178,6 +178,33 @@ describe.each(kinds)('Executor contract: $name', ({ create, reference = false })
     });
     expect(await failure(executor.readFile(path.join(dir, 'missing')))).toMatchObject({ code: -32004 });
     expect(await failure(executor.getMetadata('relative'))).toMatchObject({ code: -32602 });
+    // A plain-JS caller that leaves out env: refused, not filled in from this machine.
+    const withoutEnv = { processId: id(), argv: ['true'], cwd: '/tmp', tty: false } as unknown as Parameters<Executor['start']>[0];
+    expect(await failure(executor.start(withoutEnv))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('missing field `env`'),
+    });
+  });
+
+  it('hands every event to the other listeners when one throws, and reports the throw as uncaught', async () => {
+    // The host's uncaught exceptions, caught here instead of by vitest for the while.
+    const hostListeners = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    const uncaught: unknown[] = [];
+    process.on('uncaughtException', (error) => uncaught.push(error));
+    const stop = executor.onEvent(() => {
+      throw new Error('listener bug');
+    });
+    try {
+      const { list } = await runToClose(['sh', '-c', 'echo a; exit 2']);
+      expect(list.map((e) => e.type)).toEqual(['output', 'exited', 'closed']);
+      await vi.waitFor(() => expect(uncaught).toHaveLength(3));
+      expect(uncaught).toEqual(Array(3).fill(expect.objectContaining({ message: 'listener bug' })));
+    } finally {
+      stop();
+      process.removeAllListeners('uncaughtException');
+      for (const listener of hostListeners) process.on('uncaughtException', listener);
+    }
   });
 
   it('reads, writes, lists, copies and removes files', async () => {

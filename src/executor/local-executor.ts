@@ -41,7 +41,10 @@ export class LocalExecutor extends ProtocolFacade implements Executor {
     if (this.closing) throw ClientErrors.disconnected('the executor is closed');
     try {
       const session = this.opened();
-      return (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
+      const result = (await session.dispatch(method, withStashedPayloads(params, session.payloads))) as ProducedResultOf<M>;
+      // A long-poll woken by `close` (its process killed) answers; the call was cut off all the same.
+      if (this.closing) throw ClientErrors.disconnected('the executor is closed');
+      return result;
     } catch (error) {
       // A call under way when `close` began was cut off by it (an open file is closed under it): say so, not how.
       if (this.closing) throw ClientErrors.disconnected('the executor is closed');

@@ -6,7 +6,10 @@ import type { ExecServerClient } from '../client/exec-server-client.js';
 import type { ProcessSession, ReadResult } from '../client/process-session.js';
 import { ProtocolFacade } from '../client/protocol-facade.js';
 import type { ServerGeneration } from '../client/server-generation.js';
-import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
+import { ClientErrors } from '../client/errors.js';
+import { decodeParams } from '../protocol/decode.js';
+import type { ProtocolError } from '../protocol/errors.js';
+import { type MethodName, Methods, type ProducedResultOf, type SentParamsOf } from '../protocol/methods.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';
 import { ListenerSet } from './listeners.js';
 
@@ -34,6 +37,9 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   }
 
   async start(params: ExecutorStartParams): Promise<{ processId: string }> {
+    // The client fills in a missing cwd or env from this machine, which means nothing on another:
+    // a plain-JS caller that left one out gets the server's −32602, as from a LocalExecutor.
+    if (params.cwd === undefined || params.env === undefined) refuseAsTheServer('process/start', params);
     // Every member goes through: a sandbox or an envPolicy left behind would run the child differently, unconfined.
     const session = await this.client.start({
       ...params,
@@ -61,6 +67,16 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
     const running = [...this.sessions.values()].filter((session) => !session.done);
     await Promise.all(running.map((session) => session.terminate().catch(() => undefined)));
     if (this.ownsClient) await this.client.close();
+  }
+}
+
+/** Throws the error a server's params decoding gives `params` (generation 2's wording). */
+function refuseAsTheServer(method: MethodName, params: unknown): void {
+  const spec = Methods[method];
+  try {
+    decodeParams(spec.params, params, spec.structV2 ?? spec.struct, 2);
+  } catch (error) {
+    throw ClientErrors.fromServer(error as ProtocolError);
   }
 }
 

@@ -4,6 +4,7 @@
  * input. Works over any `Executor`, so the same code drives this machine or
  * a remote exec-server.
  */
+import { ClientErrors } from '../client/errors.js';
 import { randomUuid } from '../protocol/random-ids.js';
 import type { Executor, ProcessEvent } from '../executor/executor.js';
 import { SessionOutput } from './session-output.js';
@@ -25,6 +26,11 @@ export interface ExecResult {
   /** Present while the session's process is still running. */
   sessionId?: number;
   output: string;
+  /**
+   * Present once the session's process has exited: its exit code (128 + the signal's number
+   * when a signal ended it, from a current server; −1 from a Codex 0.134 one).
+   */
+  exitCode?: number;
 }
 
 export interface CommandSessionsOptions {
@@ -36,7 +42,7 @@ export interface CommandSessionsOptions {
 
 export class CommandSessionError extends Error {
   constructor(
-    readonly kind: 'missingCommandLine' | 'unknownSession',
+    readonly kind: 'missingCommandLine' | 'unknownSession' | 'closed',
     message: string,
   ) {
     super(message);
@@ -48,6 +54,9 @@ interface Session {
   processId: string;
   output: SessionOutput;
   closed: boolean;
+  exitCode?: number;
+  /** Why its events stopped when the transport went (the process's fate is unknown). */
+  failure?: string;
 }
 
 export class CommandSessions {
@@ -68,14 +77,22 @@ export class CommandSessions {
     const session = this.byProcess.get(processId);
     if (!session) return;
     if (event.type === 'output') session.output.push(event.chunk);
+    else if (event.type === 'exited') session.exitCode = event.exitCode;
     else if (event.type === 'closed' || event.type === 'failed') {
+      if (event.type === 'failed') session.failure = event.message;
       session.closed = true;
       this.byProcess.delete(processId);
       session.output.wake();
     }
   }
 
+  /**
+   * Runs a new session or continues one. Rejects with a `CommandSessionError` for a missing
+   * command line, an unknown session or after `close`, and with an `ExecServerClientError`
+   * (`disconnected`) when the executor's transport went while the session ran.
+   */
   async exec(request: ExecRequest): Promise<ExecResult> {
+    if (this.closing) throw closedError();
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
     const [id, session] =
       request.sessionId === undefined ? await this.open(request.input) : await this.resume(request.sessionId, request.input);
@@ -85,7 +102,8 @@ export class CommandSessions {
     const output = warning + session.output.take(!session.closed);
     if (session.closed) {
       this.sessions.delete(id);
-      return { output };
+      if (session.failure !== undefined) throw ClientErrors.cutOff(session.failure);
+      return session.exitCode === undefined ? { output } : { output, exitCode: session.exitCode };
     }
     return { sessionId: id, output };
   }
@@ -107,13 +125,14 @@ export class CommandSessions {
       this.byProcess.delete(session.processId);
       throw error;
     }
+    if (this.closing) {
+      // close() ran while it started: it goes the way of the others, and this call fails as a later one would.
+      this.byProcess.delete(session.processId);
+      await this.executor.terminate(session.processId).catch(() => false);
+      throw closedError();
+    }
     const id = this.nextId++;
     this.sessions.set(id, session);
-    if (this.closing) {
-      // close() ran while it started: it goes the way of the others.
-      await this.executor.terminate(session.processId).catch(() => false);
-      session.closed = true;
-    }
     return [id, session];
   }
 
@@ -144,6 +163,8 @@ export class CommandSessions {
     this.byProcess.clear();
   }
 }
+
+const closedError = () => new CommandSessionError('closed', 'the command sessions are closed');
 
 function clampTimeout(requested: number | undefined): [number, string] {
   if (requested === undefined) return [DEFAULT_TIMEOUT_MS, ''];

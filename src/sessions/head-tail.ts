@@ -35,6 +35,9 @@ export class HeadTail {
     if (bytes.length === 0) return;
     this.tail.push(bytes);
     this.tailBytes += bytes.length;
+    // Everything is kept while it all fits in `maxBytes` (then `text` cuts nothing); past that, the
+    // chunks that still hold the last `half` bytes.
+    if (this.total <= this.maxBytes) return;
     while (this.tailBytes - (this.tail[0]?.length ?? 0) >= this.half) this.tailBytes -= this.tail.shift()!.length;
   }
 

@@ -45,15 +45,21 @@ describe('HeadTail: small outputs', () => {
     expect(collected.text()).toBe('hello wörld');
   });
 
+  it('keeps a small piece between two that fill the halves, when all of it fits', () => {
+    const half = halfOf(131_072);
+    const [head, middle, tail] = [Buffer.alloc(half, 'h'), Buffer.alloc(50, 'm'), Buffer.alloc(half, 't')];
+    expect(collect(131_072, [head, middle, tail]).text()).toBe(`${head}${middle}${tail}`);
+  });
+
   it('keeps a character split across pushes', () => {
     const euro = Buffer.from('€');
     expect(collect(1000, [euro.subarray(0, 1), euro.subarray(1, 2), euro.subarray(2)]).text()).toBe('€');
   });
 
-  it('keeps everything up to twice the half, however it arrives', () => {
+  it('keeps everything up to maxBytes, however it arrives', () => {
     fc.assert(
       fc.property(maxBytesArb, asciiArb, cutsArb, (maxBytes, text, cuts) => {
-        const bytes = Buffer.from(text.slice(0, 2 * halfOf(maxBytes)));
+        const bytes = Buffer.from(text.slice(0, maxBytes));
         expect(collect(maxBytes, pieces(bytes, cuts)).text()).toBe(bytes.toString());
       }),
       { numRuns: 150 },
@@ -153,10 +159,10 @@ describe('HeadTail: takeIncompleteEnd', () => {
   });
 
   it('takes it off a truncated tail, and the marker counts only what was kept back', () => {
-    const collected = collect(RESERVE + 8, [Buffer.from('0123456789'), Buffer.from('wxyz'), euro.subarray(0, 2)]);
+    const collected = collect(RESERVE + 8, [Buffer.from(`0123${'a'.repeat(70)}56789`), Buffer.from('wxyz'), euro.subarray(0, 2)]);
     expect(collected.takeIncompleteEnd()).toEqual(euro.subarray(0, 2));
-    expect(collected.length).toBe(14);
-    expect(collected.text()).toBe(`0123${marker(6)}wxyz`);
+    expect(collected.length).toBe(83);
+    expect(collected.text()).toBe(`0123${marker(75)}wxyz`);
   });
 
   it('leaves whole characters and hands back the rest, wherever the unfinished character starts', () => {

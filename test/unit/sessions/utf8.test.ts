@@ -36,6 +36,10 @@ describe('completePrefixLength', () => {
     expect(completePrefixLength(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80]))).toBe(5);
   });
 
+  it('holds back none of the bytes 0xF8–0xFF, which start no character', () => {
+    for (let byte = 0xf8; byte <= 0xff; byte++) expect(completePrefixLength(Buffer.from([0x58, byte]))).toBe(2);
+  });
+
   it('treats a lead byte by the length it announces', () => {
     expect(completePrefixLength(Buffer.from([0x61, 0xc3]))).toBe(1);
     expect(completePrefixLength(Buffer.from([0x61, 0xe2, 0x82]))).toBe(1);
