@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bodyServer, closeLoopback, listenLoopback } from './support/loopback.js';
 import { ServerProcess } from './support/server-process.js';
 
@@ -45,6 +45,44 @@ describe('backpressure', () => {
     expect(server.outputBytes.get('flood')).toBe(FLOOD_BYTES);
     expect(stalled - before).toBeLessThan(64 * MiB);
   }, 90_000);
+});
+
+/** Bytes the process has read, files and pipes alike (`rchar` in /proc/<pid>/io). */
+function bytesRead(pid: number): number {
+  return Number(/^rchar: (\d+)/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'latin1'))![1]);
+}
+
+describe('backpressure on answers', () => {
+  it('stops reading requests while a client that sent 300 fs/readFile reads nothing, then answers them all', async () => {
+    const FILE_BYTES = 256 * 1024;
+    const COUNT = 300;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-held-')), 'blob');
+    fs.writeFileSync(file, Buffer.alloc(FILE_BYTES, 'x'));
+    const server = await ServerProcess.started();
+    servers.push(server);
+    const pid = server.child.pid!;
+    const [rssBefore, readBefore] = [rssBytes(pid), bytesRead(pid)];
+    server.child.stdout.pause();
+    for (let i = 0; i < COUNT; i++) server.send({ id: `r${i}`, method: 'fs/readFile', params: { path: file } });
+    // The server has done what it will while nobody reads: it reads no more files.
+    let last = -1;
+    await vi.waitFor(
+      () => {
+        const now = bytesRead(pid);
+        const settled = now === last && now - readBefore > 16 * FILE_BYTES;
+        last = now;
+        if (!settled) throw new Error('still reading');
+      },
+      { timeout: 20_000, interval: 300 },
+    );
+    // A server that kept reading took in all 300 (75 MiB of files, 100 MiB of answers).
+    expect((last - readBefore) / FILE_BYTES).toBeLessThan(COUNT / 2);
+    expect(rssBytes(pid) - rssBefore).toBeLessThan(48 * MiB);
+    server.child.stdout.resume();
+    const answers = await Promise.all(Array.from({ length: COUNT }, (_, i) => server.waitFor((m) => m.id === `r${i}`, 30_000)));
+    expect(answers.every((answer) => answer.result?.dataBase64?.length === Math.ceil(FILE_BYTES / 3) * 4)).toBe(true);
+    fs.rmSync(path.dirname(file), { recursive: true });
+  }, 60_000);
 });
 
 describe('output integrity', () => {

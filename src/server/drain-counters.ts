@@ -11,14 +11,14 @@ import { LineMessageWriter } from '../transport/line-writer.js';
 export class CountingWriter extends LineMessageWriter {
   constructor(
     output: Writable,
-    private readonly onResponse: () => void,
+    private readonly onResponse: (id: unknown) => void,
   ) {
     super(output);
   }
 
   override write(message: Message): Promise<void> {
     const written = super.write(message);
-    if ('id' in message && !('method' in message)) void written.then(this.onResponse);
+    if ('id' in message && !('method' in message)) void written.then(() => this.onResponse(message.id));
     return written;
   }
 }
@@ -27,7 +27,7 @@ export class CountingWriter extends LineMessageWriter {
 export class CountingReader {
   constructor(
     private readonly inner: LineMessageReader,
-    private readonly onRequest: () => void,
+    private readonly onRequest: (id: unknown, method: string) => void,
   ) {}
   get onError() {
     return this.inner.onError;
@@ -40,7 +40,7 @@ export class CountingReader {
   }
   listen(callback: (message: Message) => void) {
     return this.inner.listen((message) => {
-      if ('id' in message && 'method' in message) this.onRequest();
+      if ('id' in message && 'method' in message) this.onRequest(message.id, message.method as string);
       callback(message);
     });
   }

@@ -16,6 +16,7 @@ import type { ProtocolError } from '../protocol/errors.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import type { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
+import { InputHold } from './input-hold.js';
 import type { ExtraCaCerts } from './http/trusted-cas.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
@@ -49,6 +50,7 @@ export class ExecServer {
   private resolveDone!: (code: number) => void;
   private readonly reader: LineMessageReader;
   private readonly writer: LineMessageWriter;
+  private readonly hold: InputHold;
   private readonly connection: MessageConnection;
   private readonly session: ServerSession;
   private readonly runtime: ProcessRuntime;
@@ -66,7 +68,8 @@ export class ExecServer {
   constructor(private readonly options: ExecServerOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.logger = options.logger ?? silentLogger;
-    this.writer = new CountingWriter(options.output, () => this.onResponseWritten());
+    this.writer = new CountingWriter(options.output, (id) => this.onResponseWritten(id));
+    this.hold = new InputHold(() => this.writer.congested);
     this.ownsRuntime = options.runtime === undefined;
     this.runtime = options.runtime ?? new ProcessRuntime();
     this.session = new ServerSession(
@@ -91,8 +94,14 @@ export class ExecServer {
       onEnd: () => this.onInputEnd(),
       closeOnEnd: false,
       payloads: this.session.payloads,
+      holdWhile: () => this.hold.holding,
     });
-    this.connection = createMessageConnection(new CountingReader(this.reader, () => this.requestsRead++), this.writer, this.logger);
+    this.writer.onDrain(() => this.reader.release());
+    const counted = new CountingReader(this.reader, (id, method) => {
+      this.requestsRead++;
+      this.hold.requestRead(id, method);
+    });
+    this.connection = createMessageConnection(counted, this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));
     this.connection.onNotification((name, params) => this.session.notification(name, params));
     this.connection.onError(([error]) => this.logger.debug(`connection error: ${error.message}`));
@@ -164,8 +173,10 @@ export class ExecServer {
     this.maybeShutdown();
   }
 
-  private onResponseWritten(): void {
+  private onResponseWritten(id: unknown): void {
     if (++this.responsesWritten === 1 && this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
+    this.hold.answered(id);
+    this.reader.release();
     this.maybeShutdown();
   }
 

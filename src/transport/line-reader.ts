@@ -66,6 +66,12 @@ export interface LineReaderOptions {
    */
   payloads?: PayloadStash;
   /**
+   * A server's reader: while this says so, lines are not handed on (the rest
+   * of the chunk waits and the input is paused) until `release` is called.
+   * Answers then cannot pile up faster than the client reads them.
+   */
+  holdWhile?: () => boolean;
+  /**
    * A client's reader: large base64 members of answers (`fs/readBlock`'s
    * `chunk`, `fs/readFile`'s `dataBase64`) arrive decoded, as a
    * `Base64Payload` (see `large-line.ts`).
@@ -82,6 +88,9 @@ export class LineMessageReader extends AbstractMessageReader {
   private discardedId: number | string | undefined;
   private callback: DataCallback | undefined;
   private ended = false;
+  /** Input read but not yet handed on while held (`holdWhile`), and whether it ended meanwhile. */
+  private held: Buffer | undefined;
+  private endWhileHeld = false;
 
   constructor(
     private readonly input: Readable,
@@ -94,7 +103,7 @@ export class LineMessageReader extends AbstractMessageReader {
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
     const onData = (chunk: Buffer) => this.onChunk(chunk);
-    const onEnd = () => this.onInputEnd();
+    const onEnd = () => (this.held ? (this.endWhileHeld = true) : this.onInputEnd());
     const onError = (error: Error) => {
       this.fireError(error);
       this.onInputEnd();
@@ -112,7 +121,19 @@ export class LineMessageReader extends AbstractMessageReader {
   /** Stops reading: later input is ignored (used on shutdown signals). */
   stop(): void {
     this.input.pause();
+    this.held = undefined;
     this.onInputEnd();
+  }
+
+  /** Hands on what was held, unless `holdWhile` still says to hold; then reads on. */
+  release(): void {
+    if (!this.held || this.options.holdWhile?.()) return;
+    const held = this.held;
+    this.held = undefined;
+    this.onChunk(held);
+    if (this.held) return;
+    if (this.endWhileHeld) this.onInputEnd();
+    else this.input.resume();
   }
 
   /** Hands `message` on behind the messages read so far (a mark its listener acts on in order). */
@@ -122,11 +143,20 @@ export class LineMessageReader extends AbstractMessageReader {
 
   private onChunk(chunk: Buffer): void {
     if (this.ended) return;
+    if (this.held) {
+      this.held = Buffer.concat([this.held, chunk]); // came before the pause took hold
+      return;
+    }
     let start = 0;
     for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
       this.append(chunk.subarray(start, newline));
       this.finishLine();
       start = newline + 1;
+      if (start < chunk.length && this.options.holdWhile?.()) {
+        this.held = chunk.subarray(start);
+        this.input.pause();
+        return;
+      }
     }
     if (start < chunk.length) this.append(chunk.subarray(start));
   }
