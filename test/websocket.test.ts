@@ -142,6 +142,31 @@ describe('exec-server --listen ws://', () => {
     });
   });
 
+  it('takes the bearer scheme in any case, and spaces before the token', async () => {
+    expect(await upgradeStatus({ Authorization: `bearer ${TOKEN}` })).toBe(101);
+    expect(await upgradeStatus({ Authorization: `BEARER  ${TOKEN}` })).toBe(101);
+    expect(await upgradeStatus({ Authorization: `Basic ${TOKEN}` })).toBe(401);
+  });
+
+  it('refuses a raw line break inside a string instead of changing the text, and takes one between tokens', async () => {
+    const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    await new Promise((resolve) => socket.once('open', resolve));
+    const answers: string[] = [];
+    const answered = new Promise((resolve) => socket.on('message', (data) => answers.push(data.toString()) === 3 && resolve(undefined)));
+    socket.send('{"id":1,\r\n"method":"initialize","params":{"clientName":"breaks"}}');
+    socket.send('{"id":2,"method":"bogus/a\nb"}');
+    socket.send('{"id":3,"method":"bogus/a\\\nb"}'); // a raw break after a backslash
+    await answered;
+    socket.close();
+    expect(JSON.parse(answers[0]!)).toMatchObject({ id: 1, result: { sessionId: expect.any(String) } });
+    // As over stdio: a parse error.
+    for (const answer of answers.slice(1))
+      expect(JSON.parse(answer)).toMatchObject({
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/Bad (control|escaped) character/) },
+      });
+  });
+
   it('closes a connection that sends a binary frame (1003)', async () => {
     const code = await new Promise<number>((resolve) => {
       const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });

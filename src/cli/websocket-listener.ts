@@ -49,7 +49,8 @@ const CONTESTED_PONG_MS = 2000;
 const ENDS_SESSION = new Set([1000, 1003, 1009]);
 
 function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
-  const token = /^Bearer (.+)$/.exec(header ?? '')?.[1];
+  // The scheme's name is case-insensitive (RFC 7235), as the reference takes it.
+  const token = /^Bearer +(.+)$/i.exec(header ?? '')?.[1];
   if (token === undefined) return false;
   return timingSafeEqual(createHash('sha256').update(token).digest(), tokenSha256);
 }

@@ -9,7 +9,7 @@
 import { Method } from '../protocol/method-names.js';
 
 /** Unanswered requests of bounded work before reading stops: parallel enough for any client. */
-export const MAX_BUSY = 64;
+const MAX_BUSY = 64;
 
 const WAITING: ReadonlySet<string> = new Set([Method.ProcessRead, Method.HttpRequest]);
 

@@ -103,7 +103,10 @@ export class LineMessageReader extends AbstractMessageReader {
   listen(callback: DataCallback): Disposable {
     this.callback = callback;
     const onData = (chunk: Buffer) => this.onChunk(chunk);
-    const onEnd = () => (this.held ? (this.endWhileHeld = true) : this.onInputEnd());
+    const onEnd = () => {
+      if (this.held) this.endWhileHeld = true;
+      else this.onInputEnd();
+    };
     const onError = (error: Error) => {
       this.fireError(error);
       this.onInputEnd();

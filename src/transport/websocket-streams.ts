@@ -2,8 +2,8 @@
  * A WebSocket as the pair of byte streams the line transport reads and
  * writes: one JSON-RPC message per text frame on the wire, one per line in
  * the streams. Compact JSON has no raw newline, so each line written becomes
- * one message; a message read becomes one line (raw line breaks in it, which
- * only whitespace between tokens can be, become spaces). Both ways stay
+ * one message; a message read becomes one line (see `asLine` for its raw line
+ * breaks). Both ways stay
  * bytes: a message can be longer than V8's longest string (a 716 MB
  * `fs/readFile` answer), and a line written in slices (a streamed payload)
  * goes out as the fragments of one message, never joined here.
@@ -38,6 +38,10 @@ const CLOSE_UNSUPPORTED_DATA = 1003;
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const SPACE = 0x20;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** The unit separator: a control character, which JSON refuses inside a string as it refuses a raw line break. */
+const CONTROL_IN_STRING = 0x1f;
 const LINE_END = Buffer.from('\n');
 
 /** The pieces of `bytes` to send, each with whether it ends its message (a line's end). */
@@ -52,11 +56,27 @@ function fragments(bytes: Buffer): Array<[Buffer, boolean]> {
   return pieces;
 }
 
-/** A received message as one buffer, its raw line breaks made spaces (in place: it is ours now). */
+/**
+ * A received message as one buffer (edited in place: it is ours now) with no raw line break left:
+ * one between tokens becomes a space; one inside a string becomes 0x1F, still a control
+ * character, so that the message is refused as over stdio, never read with its text changed.
+ */
 function asLine(data: RawData): Buffer {
   const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-  for (const breakByte of [NEWLINE, CARRIAGE_RETURN]) {
-    for (let at = bytes.indexOf(breakByte); at !== -1; at = bytes.indexOf(breakByte, at + 1)) bytes[at] = SPACE;
+  if (bytes.indexOf(NEWLINE) === -1 && bytes.indexOf(CARRIAGE_RETURN) === -1) return bytes;
+  const isBreak = (at: number) => bytes[at] === NEWLINE || bytes[at] === CARRIAGE_RETURN;
+  let inString = false;
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (!inString) {
+      if (byte === QUOTE) inString = true;
+      else if (isBreak(at)) bytes[at] = SPACE;
+    } else if (byte === QUOTE) {
+      inString = false;
+    } else {
+      if (byte === BACKSLASH) at++; // the escaped byte: no quote, and a break there is refused too
+      if (at < bytes.length && isBreak(at)) bytes[at] = CONTROL_IN_STRING;
+    }
   }
   return bytes;
 }
