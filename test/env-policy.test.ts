@@ -56,6 +56,32 @@ describe.each([false, true])('envPolicy (tty: %s)', (tty) => {
     ]);
   });
 
+  it('passes a variable named __proto__ like any other, from env and from set', async () => {
+    const processId = `env${++counter}`;
+    const set = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
+    const env = JSON.parse('{"__proto__":"q"}') as Record<string, string>;
+    await server.request('process/start', {
+      processId,
+      argv: ['/usr/bin/env'],
+      cwd: '/',
+      env,
+      tty,
+      envPolicy: policy({ inherit: 'none', set }),
+    });
+    await server.waitClosed(processId);
+    const lines = server
+      .output(processId)
+      .toString()
+      .split(/\r?\n/)
+      .filter((line) => line && !line.startsWith('SHELL='));
+    expect(lines).toEqual(['__proto__=q', 'constructor=c']);
+    const badEnv = JSON.parse('{"__proto__":5}') as Record<string, string>;
+    expect(await server.error('process/start', { processId: `${processId}b`, argv: ['true'], cwd: '/', env: badEnv, tty })).toEqual({
+      code: -32602,
+      message: 'env.__proto__: invalid type: integer `5`, expected a string',
+    });
+  });
+
   it("accepts Codex's own start (metadata, sandbox null, no managed network)", async () => {
     const codexPolicy = policy({ ignoreDefaultExcludes: true, exclude: ['CODEX_VERSION'] });
     expect(await childEnv(codexPolicy, tty, CODEX_EXTRAS)).toContain('MY_SECRET=s');

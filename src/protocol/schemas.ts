@@ -45,7 +45,25 @@ const exactUnsigned = () =>
     }),
   );
 const strings = () => z.array(str(), expecting('a sequence'));
-const stringMap = () => z.record(z.string(), str(), expecting('a map'));
+/**
+ * A map of strings, into an object without a prototype: a member named `__proto__` is a variable
+ * like any other (`z.record` assigns members, and that one set the object's prototype instead).
+ */
+const stringMap = () =>
+  z.pipe(
+    z
+      .custom<Record<string, string>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), expecting('a map'))
+      .register(z.globalRegistry, { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } }),
+    z.transform((map: Record<string, string>, context): Record<string, string> => {
+      const strings: Record<string, string> = Object.create(null);
+      for (const [key, value] of Object.entries(map)) {
+        if (typeof value === 'string')
+          strings[key] = value; // the custom check above took any map: values are checked here
+        else context.issues.push({ code: 'custom', message: 'a string', path: [key], input: value });
+      }
+      return strings;
+    }),
+  );
 
 /**
  * A native absolute path (generation 1) or a `file://` URI (generation 2).

@@ -15,11 +15,12 @@ export interface EnvPolicy {
   includeOnly: string[];
 }
 
-/** The "core" subset, as observed on the reference (both generations). */
+/** The "core" subset, as observed on the reference (both generations), names in any ASCII case. */
 const CORE_VARIABLES: ReadonlySet<string> = new Set([
   'HOME',
   'LANG',
   'LC_ALL',
+  'LC_CTYPE',
   'LOGNAME',
   'PATH',
   'SHELL',
@@ -29,6 +30,9 @@ const CORE_VARIABLES: ReadonlySet<string> = new Set([
   'USER',
 ]);
 const DEFAULT_EXCLUDES = ['*KEY*', '*SECRET*', '*TOKEN*'];
+
+/** ASCII letters only, as the reference folds case (`ſ` is not `S` there). */
+const isCore = (name: string) => CORE_VARIABLES.has(name.replace(/[a-z]+/g, (letters) => letters.toUpperCase()));
 
 /** A glob with `*` and `?` as its wildcards (`[` is literal, as the reference takes it), matched case-insensitively against a whole name. */
 export function globMatcher(pattern: string): (name: string) => boolean {
@@ -53,8 +57,7 @@ export function buildEnvironment(
   requestEnv: Record<string, string>,
 ): Record<string, string> {
   const inherited = Object.entries(serverEnv).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  let entries =
-    policy.inherit === 'all' ? inherited : policy.inherit === 'core' ? inherited.filter(([name]) => CORE_VARIABLES.has(name)) : [];
+  let entries = policy.inherit === 'all' ? inherited : policy.inherit === 'core' ? inherited.filter(([name]) => isCore(name)) : [];
   if (!policy.ignoreDefaultExcludes) {
     const excluded = anyOf(DEFAULT_EXCLUDES);
     entries = entries.filter(([name]) => !excluded(name));

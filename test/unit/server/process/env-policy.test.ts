@@ -27,6 +27,27 @@ describe('buildEnvironment: the cases measured on the reference (both generation
     expect(build({ inherit: 'core' })).toEqual({ FROM_ENV: '1', HOME: '/root', PATH: '/bin' });
   });
 
+  it('inherit core takes the core names in any ASCII case, LC_CTYPE among them, and no other LC_ variable', () => {
+    // Measured on Codex 0.169 with this server environment (its PATH aside).
+    const serverEnv = { PATH: '/usr/bin', HOME: '/root', Home: 'mixed', LC_CTYPE: 'C', lc_ctype: 'c', lc_all: 'a', LC_MESSAGES: 'm' };
+    const more = { Temp: 't', tmp: 't2', path: 'lower', User: 'u', lang: 'l', shell: 's', tmpdir: 'td', USERNAME: 'un', ſhell: 'long s' };
+    const { FROM_ENV: _request, PATH: _path, ...inherited } = build({ inherit: 'core' }, { ...serverEnv, ...more });
+    expect(Object.keys(inherited).sort()).toEqual([
+      'HOME',
+      'Home',
+      'LC_CTYPE',
+      'Temp',
+      'User',
+      'lang',
+      'lc_all',
+      'lc_ctype',
+      'path',
+      'shell',
+      'tmp',
+      'tmpdir',
+    ]);
+  });
+
   it('includeOnly filters before the request env is laid on top', () => {
     expect(build({ inherit: 'none', set: { S: 'v' }, includeOnly: ['S', 'FROM*'] })).toEqual({ FROM_ENV: '1', PATH: '/bin', S: 'v' });
   });
