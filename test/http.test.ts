@@ -168,9 +168,42 @@ describe('http/request buffered (§5)', () => {
       ],
       [{ url: base, headers: { a: 'b' } }, 'headers: invalid type: map, expected a sequence'],
       [{ url: base, bodyBase64: 'a' }, 'Invalid input length: 1'],
+      // Two faults: the reference checks the body, then the method, then the URL, then the headers.
+      [{ url: '/relative', bodyBase64: '!!' }, 'Invalid symbol 33, offset 0.'],
+      [{ url: 'ftp://x/', method: 'bad method' }, 'http/request method is invalid: invalid HTTP method'],
+      [{ url: 'ftp://x/', headers: [{ name: 'bad name', value: 'x' }] }, 'http/request only supports http and https URLs, got ftp'],
+      // What failed in a URL, in the reference's words (both generations).
+      ...(
+        [
+          ['http://', 'empty host'],
+          ['http://user@:80/', 'empty host'],
+          ['http://127.0.0.1:99999/', 'invalid port number'],
+          ['http://a:b/', 'invalid port number'],
+          ['http://[::1]:x/', 'invalid port number'],
+          ['http://[::1/echo', 'invalid IPv6 address'],
+          ['https://[zz]/', 'invalid IPv6 address'],
+          ['http://1.2.3.256/', 'invalid IPv4 address'],
+          ['http://0x100000000/', 'invalid IPv4 address'],
+          ['http://exa mple.com/', 'invalid international domain name'],
+          ['http://x%/', 'invalid international domain name'],
+          ['http://xn--a/', 'invalid international domain name'],
+        ] as const
+      ).map(([url, why]): [Record<string, unknown>, string] => [{ url }, `http/request url is invalid: ${why}`]),
     ];
     for (const [params, message] of cases) {
       expect(await server.error('http/request', req(params))).toEqual({ code: -32602, message });
+    }
+  });
+
+  it('takes redirectPolicy as a sign of generation 2, whose timeoutMs 0 fails before sending', async () => {
+    const fresh = await ServerProcess.started();
+    try {
+      expect(await fresh.error('http/request', req({ url: `${base}/hello`, timeoutMs: 0, redirectPolicy: 'follow' }))).toEqual({
+        code: -32603,
+        message: 'http/request failed: route-aware request timed out',
+      });
+    } finally {
+      await fresh.dispose();
     }
   });
 

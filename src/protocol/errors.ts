@@ -148,6 +148,8 @@ export const Errors = {
     invalidParams(`http/request header ${name} requires a non-empty executor environment variable ${variable}`),
   httpStreamActive: (id: string) => invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
   httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
+  /** Generation 2 with `timeoutMs: 0`: the reference gives up before it sends anything. */
+  httpNoTime: () => internal('http/request failed: route-aware request timed out'),
   httpTooManyRedirects: () => internal('http/request failed: too many redirects'),
   httpRedirectScheme: (scheme: string) => internal(`http/request failed: redirect target uses unsupported URL scheme: ${scheme}`),
   // Generation 1's texts for the same (Codex 0.134's HTTP client): `redirect-targets.ts`.

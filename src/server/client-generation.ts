@@ -4,6 +4,7 @@
  * by something only generation 2 sends:
  * - a `file://` URI where a path goes (`cwd`, fs paths);
  * - a `writeId` on `process/write`;
+ * - `redirectPolicy`, or a header's `valueEnvVar`, on `http/request`;
  * - `environment/info` with `params: null`, or `environment/status`.
  * A `sandbox` on `process/start` shows nothing: Codex 0.169 sends it with a
  * `file://` cwd, and the 0.134 reference takes it from a client that
@@ -22,11 +23,16 @@ export type { Generation };
 
 const PATH_MEMBERS = ['path', 'sourcePath', 'destinationPath', 'cwd'];
 
+/** Whether a header of an `http/request` takes its value from the server's environment (`valueEnvVar`). */
+const hasHeaderFromEnv = (headers: unknown) =>
+  Array.isArray(headers) && headers.some((header) => typeof header === 'object' && header !== null && header.valueEnvVar != null);
+
 function showsGeneration2(method: MethodName, params: unknown): boolean {
   if (method === Method.EnvironmentStatus || (method === Method.EnvironmentInfo && params === null)) return true;
   if (typeof params !== 'object' || params === null) return false;
   const members = params as Record<string, unknown>;
   if (method === Method.ProcessWrite && members.writeId !== undefined && members.writeId !== null) return true;
+  if (method === Method.HttpRequest && (members.redirectPolicy !== undefined || hasHeaderFromEnv(members.headers))) return true;
   return PATH_MEMBERS.some((name) => typeof members[name] === 'string' && isFileUri(members[name] as string));
 }
 

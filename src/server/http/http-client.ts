@@ -108,6 +108,7 @@ export class HttpClient {
     const valid = validateRequest(params, decodeBase64, this.env);
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
+    if (params.timeoutMs === 0 && generation === 2) throw Errors.httpNoTime();
     const controller = new AbortController();
     const timeoutMs = params.timeoutMs ?? undefined;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(), Math.min(timeoutMs, 2 ** 31 - 1));

@@ -5,6 +5,7 @@
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { DecodedParamsOf } from '../../protocol/methods.js';
 import { Errors } from '../../protocol/errors.js';
+import { whyUrlFails } from './url-failure.js';
 
 type Params = DecodedParamsOf<'http/request'>;
 
@@ -62,16 +63,23 @@ function headerValue(header: { name: string; value: string; valueEnvVar?: string
   return header.value + fromEnv;
 }
 
+/** Checked in the reference's order: the body, the method, the URL, then the headers. */
 export function validateRequest(params: Params, decodeBase64: Base64Decoder, env: NodeJS.ProcessEnv): ValidRequest {
+  let body: Buffer | undefined;
+  if (params.bodyBase64 !== undefined && params.bodyBase64 !== null) {
+    const decoded = decodeBase64(params.bodyBase64);
+    if (!decoded.ok) throw Errors.invalidParams(decoded.error);
+    body = decoded.bytes;
+  }
+  if (!TOKEN.test(params.method)) throw Errors.httpMethod();
   let url: URL;
   try {
     url = new URL(params.url);
   } catch {
-    throw Errors.httpInvalidUrl(SCHEME.test(params.url) ? 'invalid URL' : 'relative URL without a base');
+    throw Errors.httpInvalidUrl(SCHEME.test(params.url) ? whyUrlFails(params.url) : 'relative URL without a base');
   }
   const scheme = url.protocol.slice(0, -1);
   if (scheme !== 'http' && scheme !== 'https') throw Errors.httpScheme(scheme);
-  if (!TOKEN.test(params.method)) throw Errors.httpMethod();
   const headers = takeUserinfo(url);
   let hasAccept = false;
   for (const header of params.headers ?? []) {
@@ -86,11 +94,5 @@ export function validateRequest(params: Params, decodeBase64: Base64Decoder, env
   }
   // The reference sends `accept: */*` unless told otherwise, and no user-agent.
   if (!hasAccept) headers.push('accept', '*/*');
-  let body: Buffer | undefined;
-  if (params.bodyBase64 !== undefined && params.bodyBase64 !== null) {
-    const decoded = decodeBase64(params.bodyBase64);
-    if (!decoded.ok) throw Errors.invalidParams(decoded.error);
-    body = decoded.bytes;
-  }
   return { method: params.method, url, headers, body };
 }
