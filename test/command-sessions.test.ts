@@ -102,7 +102,9 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     await expect(own.exec({ input: ['sh', '-c', `echo > ${marker}`] })).rejects.toMatchObject({ kind: 'closed' });
     expect(fs.existsSync(marker)).toBe(false);
     const later = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
-    const collecting = later.exec({ input: ['sh', '-c', `echo up; exec sleep ${collectingMark}`], timeoutMs: 20_000 });
+    // Opened first, so that the exec below is collecting (one still starting when close() runs fails, as above).
+    const opened = await later.exec({ input: ['sh', '-c', `echo up; exec sleep ${collectingMark}`], timeoutMs: 0 });
+    const collecting = later.exec({ sessionId: opened.sessionId!, input: [], timeoutMs: 20_000 });
     await vi.waitFor(() => expect(findByCmdline(collectingMark)).not.toEqual([]));
     await later.close();
     expect(await collecting).not.toHaveProperty('sessionId'); // over, its process gone
