@@ -198,6 +198,23 @@ describe('exec-server --listen ws://', () => {
     expect(stderr).toContain('a non-loopback address needs --ws-auth capability-token');
   });
 
+  it('prints its URL alone on stdout, as the reference does', async () => {
+    const child = spawn(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const firstLine = await new Promise<string>((resolve) => {
+        let text = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
+        });
+      });
+      expect(firstLine).toMatch(/^ws:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
   it('listens on loopback without a token', async () => {
     const open = await listen(['--listen', 'ws://127.0.0.1:0']);
     try {

@@ -37,6 +37,8 @@ async function serveWebSocket(
     process.stderr.write(`exec-server: cannot listen on ws://${options.host}:${options.port}: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  // The URL alone on stdout, as Codex's listener prints it (a launcher reads it there); stdout carries nothing else here.
+  process.stdout.write(`${listener.url}\n`);
   process.stderr.write(`exec-server: listening on ${listener.url}\n`);
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.once(signal, () => {
