@@ -56,6 +56,12 @@ describe.each([false, true])('envPolicy (tty: %s)', (tty) => {
     ]);
   });
 
+  it("takes inherit in serde's map form too, as both references do", async () => {
+    expect(await childEnv(policy({ inherit: { core: null } as unknown as EnvPolicy['inherit'] }), tty)).toEqual(
+      await childEnv(policy({ inherit: 'core' }), tty),
+    );
+  });
+
   it('passes a variable named __proto__ like any other, from env and from set', async () => {
     const processId = `env${++counter}`;
     const set = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;

@@ -113,12 +113,8 @@ const INHERIT = ['core', 'all', 'none'] as const; // the reference's order, in i
 const EnvPolicy = once(() =>
   z.object(
     {
-      inherit: z.enum(INHERIT, {
-        error: (issue) =>
-          typeof issue.input === 'string'
-            ? `${VARIANT}unknown variant \`${issue.input}\`, expected one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`
-            : 'a string',
-      }),
+      // A unit enum to serde: the name or a map from it to null (both references take `{"none": null}`).
+      inherit: taggedEnum(INHERIT, `one of ${INHERIT.map((v) => `\`${v}\``).join(', ')}`),
       ignoreDefaultExcludes: bool(),
       exclude: strings(),
       set: stringMap(),

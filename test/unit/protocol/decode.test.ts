@@ -161,7 +161,7 @@ describe('decodeParams: fields', () => {
     expect(start({ tty: 'no' })).toBe('tty: invalid type: string "no", expected a boolean');
     expect(start({ envPolicy: {} })).toBe('envPolicy: missing field `inherit`');
     expect(start({ envPolicy: 5 })).toBe('envPolicy: invalid type: integer `5`, expected struct ExecEnvPolicy');
-    expect(start({ envPolicy: { inherit: 5 } })).toBe('envPolicy.inherit: invalid type: integer `5`, expected a string');
+    expect(start({ envPolicy: { inherit: 5 } })).toBe('envPolicy.inherit: invalid type: integer `5`, expected string or map');
     const request = { method: 'GET', url: 'http://x', requestId: 'r', headers: [{ name: 'a' }] };
     expect(failure(() => decodeParams(HttpRequestParams(), request, 'HttpRequestParams'))).toBe('headers.0: missing field `value`');
   });
