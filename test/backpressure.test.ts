@@ -3,8 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { bodyServer, closeLoopback, listenLoopback } from './support/loopback.js';
 import { ServerProcess } from './support/server-process.js';
+import { listenOurs } from './support/websocket-server.js';
 
 const servers: ServerProcess[] = [];
 afterEach(async () => {
@@ -52,36 +54,101 @@ function bytesRead(pid: number): number {
   return Number(/^rchar: (\d+)/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'latin1'))![1]);
 }
 
-describe('backpressure on answers', () => {
+/** A client of a server process that can stop reading its answers: over stdio or over WebSocket. */
+interface StallableClient {
+  pid: number;
+  send(message: Record<string, unknown>): Promise<void>;
+  stopReading(): void;
+  resumeReading(): void;
+  answers: Map<unknown, { result?: { dataBase64?: string } }>;
+  dispose(): Promise<void>;
+}
+
+/** Over stdio, each request a write of its own, a little apart: a read takes one line. */
+async function overStdio(): Promise<StallableClient> {
+  const server = await ServerProcess.started();
+  servers.push(server);
+  const answers = new Map();
+  server.child.stdout.on('data', () => {
+    for (const message of server.messages.splice(0)) if ('id' in message) answers.set(message.id, message);
+  });
+  return {
+    pid: server.child.pid!,
+    send: (message) => {
+      server.sendLine(`${JSON.stringify(message)}\n`); // line and newline in one write
+      return new Promise((resolve) => setTimeout(resolve, 5)); // the next in a read of its own
+    },
+    stopReading: () => server.child.stdout.pause(),
+    resumeReading: () => server.child.stdout.resume(),
+    answers,
+    dispose: async () => undefined,
+  };
+}
+
+/** Over WebSocket: one message per request, its newline a chunk of its own in the server. */
+async function overWebSocket(): Promise<StallableClient> {
+  const listener = await listenOurs();
+  const socket = new WebSocket(listener.url, { headers: { Authorization: `Bearer ${listener.token}` } });
+  await new Promise((resolve) => socket.once('open', resolve));
+  const answers = new Map();
+  socket.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if ('id' in message) answers.set(message.id, message);
+  });
+  socket.send(JSON.stringify({ id: 'init', method: 'initialize', params: { clientName: 'stall' } }));
+  socket.send(JSON.stringify({ method: 'initialized', params: {} }));
+  await vi.waitFor(() => expect(answers.has('init')).toBe(true));
+  const tcp = (socket as unknown as { _socket: import('node:net').Socket })._socket;
+  return {
+    pid: listener.pid,
+    send: async (message) => socket.send(JSON.stringify(message)),
+    stopReading: () => tcp.pause(),
+    resumeReading: () => tcp.resume(),
+    answers,
+    dispose: async () => {
+      socket.terminate();
+      await listener.stop();
+    },
+  };
+}
+
+describe.each([
+  ['stdio, a write per request', overStdio],
+  ['WebSocket', overWebSocket],
+])('backpressure on answers (%s)', (_name, connect) => {
   it('stops reading requests while a client that sent 300 fs/readFile reads nothing, then answers them all', async () => {
     const FILE_BYTES = 256 * 1024;
     const COUNT = 300;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-held-')), 'blob');
     fs.writeFileSync(file, Buffer.alloc(FILE_BYTES, 'x'));
-    const server = await ServerProcess.started();
-    servers.push(server);
-    const pid = server.child.pid!;
-    const [rssBefore, readBefore] = [rssBytes(pid), bytesRead(pid)];
-    server.child.stdout.pause();
-    for (let i = 0; i < COUNT; i++) server.send({ id: `r${i}`, method: 'fs/readFile', params: { path: file } });
-    // The server has done what it will while nobody reads: it reads no more files.
-    let last = -1;
-    await vi.waitFor(
-      () => {
-        const now = bytesRead(pid);
-        const settled = now === last && now - readBefore > 16 * FILE_BYTES;
-        last = now;
-        if (!settled) throw new Error('still reading');
-      },
-      { timeout: 20_000, interval: 300 },
-    );
-    // A server that kept reading took in all 300 (75 MiB of files, 100 MiB of answers).
-    expect((last - readBefore) / FILE_BYTES).toBeLessThan(COUNT / 2);
-    expect(rssBytes(pid) - rssBefore).toBeLessThan(48 * MiB);
-    server.child.stdout.resume();
-    const answers = await Promise.all(Array.from({ length: COUNT }, (_, i) => server.waitFor((m) => m.id === `r${i}`, 30_000)));
-    expect(answers.every((answer) => answer.result?.dataBase64?.length === Math.ceil(FILE_BYTES / 3) * 4)).toBe(true);
-    fs.rmSync(path.dirname(file), { recursive: true });
+    const client = await connect();
+    try {
+      const [rssBefore, readBefore] = [rssBytes(client.pid), bytesRead(client.pid)];
+      client.stopReading();
+      for (let i = 0; i < COUNT; i++) await client.send({ id: `r${i}`, method: 'fs/readFile', params: { path: file } });
+      // The server has done what it will while nobody reads: it reads no more files.
+      let last = -1;
+      await vi.waitFor(
+        () => {
+          const now = bytesRead(client.pid);
+          const settled = now === last && now - readBefore > 16 * FILE_BYTES;
+          last = now;
+          if (!settled) throw new Error('still reading');
+        },
+        { timeout: 20_000, interval: 300 },
+      );
+      // A server that kept reading took in all 300 (75 MiB of files, 100 MiB of answers).
+      expect((last - readBefore) / FILE_BYTES).toBeLessThan(COUNT / 2);
+      expect(rssBytes(client.pid) - rssBefore).toBeLessThan(48 * MiB);
+      client.resumeReading();
+      const ids = Array.from({ length: COUNT }, (_, i) => `r${i}`);
+      await vi.waitFor(() => expect(ids.filter((id) => !client.answers.has(id))).toEqual([]), { timeout: 30_000, interval: 50 });
+      const sizes = ids.map((id) => client.answers.get(id)?.result?.dataBase64?.length);
+      expect(sizes.filter((size) => size !== Math.ceil(FILE_BYTES / 3) * 4)).toEqual([]);
+    } finally {
+      await client.dispose();
+      fs.rmSync(path.dirname(file), { recursive: true });
+    }
   }, 60_000);
 });
 

@@ -207,9 +207,12 @@ describe('CommandSessions when the transport goes', () => {
     const sessions = new CommandSessions(executor, { env: ENV, cwd: '/tmp' });
     try {
       const opened = await sessions.exec({ input: ['sh', '-c', 'echo up; exec sleep 30'], timeoutMs: 0 });
+      const idle = await sessions.exec({ input: ['sh', '-c', 'exec sleep 30'], timeoutMs: 0 });
       const collecting = sessions.exec({ sessionId: opened.sessionId!, input: [], timeoutMs: 20_000 });
       process.kill(server!, 'SIGKILL');
       await expect(collecting).rejects.toMatchObject({ kind: 'disconnected' });
+      // One nobody was waiting on says so at its next call too (not: unknown session).
+      await expect(sessions.exec({ sessionId: idle.sessionId!, input: [] })).rejects.toMatchObject({ kind: 'disconnected' });
     } finally {
       await sessions.close();
       await executor.close();

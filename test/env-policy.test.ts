@@ -69,6 +69,7 @@ describe.each([false, true])('envPolicy (tty: %s)', (tty) => {
     await server.request('process/start', {
       processId,
       argv: ['/usr/bin/env'],
+      arg0: 'env', // through perl (src/server/process/perl.ts), which builds the environment again
       cwd: '/',
       env,
       tty,

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
 
 const servers: ServerProcess[] = [];
@@ -24,6 +24,22 @@ describe('framing (EXT-PARSE)', () => {
     expect(error.error.code).toBe(-32700);
     const response = await server.call('initialize', { clientName: 'x' }, 2);
     expect(response.result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers every request of a burst that reuses ids, each id in order, as the reference does', async () => {
+    const server = await open();
+    await server.call('initialize', { clientName: 'x' }, 0);
+    server.notify('initialized');
+    // vscode-jsonrpc queues requests by id (1 and "1" alike): a repeat would have replaced the one waiting.
+    const burst = Array.from({ length: 60 }, (_, i) => ({
+      id: i % 3 === 0 ? 'x' : i % 3 === 1 ? 1 : '1',
+      method: 'fs/getMetadata',
+      params: { path: i % 2 ? '/tmp' : '/' },
+    }));
+    server.sendLine(burst.map((request) => JSON.stringify(request)).join('\n'));
+    await vi.waitFor(() => expect(server.messages.filter((m) => m.id !== 0 && 'result' in m)).toHaveLength(60));
+    const ids = server.messages.filter((m) => m.id !== 0).map((m) => m.id);
+    for (const id of ['x', 1, '1']) expect(ids.filter((seen) => seen === id)).toHaveLength(20);
   });
 
   it('refuses a line whose sandbox comes twice, under any spelling, as the reference refuses it: nothing runs unconfined', async () => {

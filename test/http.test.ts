@@ -182,6 +182,7 @@ describe('http/request buffered (§5)', () => {
           ['http://[::1]:x/', 'invalid port number'],
           ['http://[::1/echo', 'invalid IPv6 address'],
           ['https://[zz]/', 'invalid IPv6 address'],
+          ['http://[fe80::1%25eth0]/', 'invalid IPv6 address'],
           ['http://1.2.3.256/', 'invalid IPv4 address'],
           ['http://0x100000000/', 'invalid IPv4 address'],
           ['http://exa mple.com/', 'invalid international domain name'],

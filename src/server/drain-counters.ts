@@ -23,8 +23,17 @@ export class CountingWriter extends LineMessageWriter {
   }
 }
 
-/** Counts the requests handed to vscode-jsonrpc, for EXT-DRAIN. */
+/**
+ * Counts the requests read, for EXT-DRAIN, and hands them to vscode-jsonrpc one id at a time:
+ * it queues requests by id (1 and "1" alike), so a second request with the id of one not yet
+ * answered would replace it, unanswered. Such a request waits here for that answer (`answered`),
+ * and every request is answered, in order, as by the reference.
+ */
 export class CountingReader {
+  /** Ids of requests handed on and not yet answered, with the requests that wait for them. */
+  private readonly unanswered = new Map<string, Message[]>();
+  private deliver: (message: Message) => void = () => undefined;
+
   constructor(
     private readonly inner: LineMessageReader,
     private readonly onRequest: (id: unknown, method: string) => void,
@@ -39,10 +48,25 @@ export class CountingReader {
     return this.inner.onPartialMessage;
   }
   listen(callback: (message: Message) => void) {
+    this.deliver = callback;
     return this.inner.listen((message) => {
-      if ('id' in message && 'method' in message) this.onRequest(message.id, message.method as string);
+      if ('id' in message && 'method' in message) {
+        this.onRequest(message.id, message.method as string);
+        const key = String(message.id);
+        const waiting = this.unanswered.get(key);
+        if (waiting) return void waiting.push(message);
+        this.unanswered.set(key, []);
+      }
       callback(message);
     });
+  }
+
+  /** The answer to request `id` is out: the next request with that id goes on. */
+  answered(id: unknown): void {
+    const key = String(id);
+    const next = this.unanswered.get(key)?.shift();
+    if (next) this.deliver(next);
+    else this.unanswered.delete(key);
   }
   dispose(): void {
     this.inner.dispose();

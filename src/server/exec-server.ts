@@ -51,6 +51,7 @@ export class ExecServer {
   private readonly reader: LineMessageReader;
   private readonly writer: LineMessageWriter;
   private readonly hold: InputHold;
+  private readonly counted: CountingReader;
   private readonly connection: MessageConnection;
   private readonly session: ServerSession;
   private readonly runtime: ProcessRuntime;
@@ -97,11 +98,11 @@ export class ExecServer {
       holdWhile: () => this.hold.holding,
     });
     this.writer.onDrain(() => this.reader.release());
-    const counted = new CountingReader(this.reader, (id, method) => {
+    this.counted = new CountingReader(this.reader, (id, method) => {
       this.requestsRead++;
       this.hold.requestRead(id, method);
     });
-    this.connection = createMessageConnection(counted, this.writer, this.logger);
+    this.connection = createMessageConnection(this.counted, this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));
     this.connection.onNotification((name, params) => this.session.notification(name, params));
     this.connection.onError(([error]) => this.logger.debug(`connection error: ${error.message}`));
@@ -175,6 +176,7 @@ export class ExecServer {
 
   private onResponseWritten(id: unknown): void {
     if (++this.responsesWritten === 1 && this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
+    this.counted.answered(id);
     this.hold.answered(id);
     this.reader.release();
     this.maybeShutdown();

@@ -138,6 +138,10 @@ export class CommandSessions {
 
   private async resume(id: number, input: string[]): Promise<[number, Session]> {
     const session = this.sessions.get(id);
+    if (session?.failure !== undefined) {
+      this.sessions.delete(id);
+      throw ClientErrors.cutOff(session.failure);
+    }
     // A session that ended after the last call hands over what it printed since, once; with nothing
     // left to hand over it is unknown, as the seed's manager answers for a finished one.
     if (!session || (session.closed && !session.output.hasOutput())) {

@@ -152,14 +152,15 @@ export class LineMessageReader extends AbstractMessageReader {
     }
     let start = 0;
     for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
-      this.append(chunk.subarray(start, newline));
-      this.finishLine();
-      start = newline + 1;
-      if (start < chunk.length && this.options.holdWhile?.()) {
+      // Before each line is handed on, the first of a chunk too (a WebSocket message's newline comes alone).
+      if (this.options.holdWhile?.()) {
         this.held = chunk.subarray(start);
         this.input.pause();
         return;
       }
+      this.append(chunk.subarray(start, newline));
+      this.finishLine();
+      start = newline + 1;
     }
     if (start < chunk.length) this.append(chunk.subarray(start));
   }

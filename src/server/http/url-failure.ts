@@ -22,7 +22,9 @@ function endsInNumber(host: string): boolean {
 
 function hostFailure(host: string): string | undefined {
   if (host === '') return 'empty host';
-  if (host.startsWith('[')) return host.endsWith(']') && net.isIPv6(host.slice(1, -1)) ? undefined : 'invalid IPv6 address';
+  // A zone (`%eth0`) is no part of a URL's IPv6 address, though net.isIPv6 takes it.
+  if (host.startsWith('['))
+    return host.endsWith(']') && !host.includes('%') && net.isIPv6(host.slice(1, -1)) ? undefined : 'invalid IPv6 address';
   if (endsInNumber(host)) return 'invalid IPv4 address';
   return 'invalid international domain name';
 }

@@ -76,7 +76,8 @@ export function perlExec(
 ): PerlCommand | undefined {
   const perl = findPerl();
   if (!perl) return undefined;
-  const perlEnv: Record<string, string> = {};
+  // No prototype: a variable named `__proto__` is a member like any other.
+  const perlEnv: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(env)) if (value !== undefined) perlEnv[name] = value;
   const restore = PERL_OWN.map((name) => (env[name] === undefined ? '' : `=${env[name]}`));
   for (const name of PERL_OWN) {
