@@ -39,8 +39,8 @@ describe('backpressure', () => {
       method: 'process/start',
       params: { processId: 'flood', argv: ['head', '-c', String(FLOOD_BYTES), '/dev/zero'], cwd: '/', env: {}, tty: false },
     });
-    // The scenario itself is a client that reads nothing for 5 s.
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // The scenario itself is a client that reads nothing for 3 s: a server that kept reading would take in over 64 MiB at any rate above 22 MiB/s.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
     const stalled = rssBytes(pid);
     server.child.stdout.resume();
     await server.waitClosed('flood', 60_000);
