@@ -53,26 +53,35 @@ export function readFile(file: string, directoryAsNotAFile = false): Promise<{ d
   });
 }
 
+/** How much a read past the size a file reports asks for at a time. */
+const EXTRA_READ_BYTES = 8 * 1024 * 1024;
+
 /**
  * Reads to EOF, but never past the limit: /proc files report size 0, and a
- * device like /dev/zero never ends.
+ * device like /dev/zero never ends. A file that keeps going past its size is
+ * read in pieces joined at the end: growing one buffer by doubling touched
+ * and copied twice as much memory before the limit was met.
  */
 async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buffer> {
-  let buffer = Buffer.allocUnsafe(Math.max(Math.min(sizeHint, READ_FILE_LIMIT) + 1, 64 * 1024));
-  let length = 0;
+  const pieces: Buffer[] = [];
+  let total = 0;
+  // The size it reports and one byte more, to see that it ends there (64 KiB at least: /proc files report 0).
+  let want = Math.max(Math.min(sizeHint, READ_FILE_LIMIT) + 1, 64 * 1024);
   for (;;) {
-    if (length === buffer.length) {
-      if (length > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
-      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, READ_FILE_LIMIT + 1));
-      buffer.copy(grown, 0, 0, length);
-      buffer = grown;
+    const piece = Buffer.allocUnsafe(want);
+    let length = 0;
+    while (length < piece.length) {
+      const { bytesRead } = await handle.read(piece, length, piece.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
     }
-    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-    if (bytesRead === 0) break;
-    length += bytesRead;
+    total += length;
+    if (total > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
+    pieces.push(piece.subarray(0, length));
+    if (length < piece.length) break;
+    want = Math.min(EXTRA_READ_BYTES, READ_FILE_LIMIT + 1 - total);
   }
-  if (length > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
-  return buffer.subarray(0, length);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, total);
 }
 
 /** A FIFO or a socket: its reads and writes wait for whoever is at the other end. */
