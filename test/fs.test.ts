@@ -150,7 +150,7 @@ describe('read and write', () => {
     });
     fs.rmSync(at('sparse'));
     // A device reports size 0 and never ends: reading stops at the limit, after 512 MiB of zeros
-    // (over 10 s on a loaded 2-core machine, hence the longer wait).
+    // (2.5 s alone here; a loaded machine takes longer, hence the longer wait).
     server.send({ id: 'zero', method: 'fs/readFile', params: { path: '/dev/zero' } });
     expect((await server.waitFor((m) => m.id === 'zero' && !('method' in m), 50_000)).error).toEqual({
       code: -32600,
