@@ -56,9 +56,9 @@ const stringMap = () =>
       .register(z.globalRegistry, { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: 'string' } }),
     z.transform((map: Record<string, string>, context): Record<string, string> => {
       const strings: Record<string, string> = Object.create(null);
+      // The check above took any map: its values are checked here.
       for (const [key, value] of Object.entries(map)) {
-        if (typeof value === 'string')
-          strings[key] = value; // the custom check above took any map: values are checked here
+        if (typeof value === 'string') strings[key] = value;
         else context.issues.push({ code: 'custom', message: 'a string', path: [key], input: value });
       }
       return strings;

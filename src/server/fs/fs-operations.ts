@@ -58,9 +58,9 @@ const EXTRA_READ_BYTES = 8 * 1024 * 1024;
 
 /**
  * Reads to EOF, but never past the limit: /proc files report size 0, and a
- * device like /dev/zero never ends. A file that keeps going past its size is
- * read in pieces joined at the end: growing one buffer by doubling touched
- * and copied twice as much memory before the limit was met.
+ * device like /dev/zero never ends. A file that goes on past its size is read
+ * in pieces joined at the end, so that each byte is written to memory once
+ * (`fs.test.ts` reads 512 MiB of /dev/zero before refusing it).
  */
 async function readCapped(handle: fs.FileHandle, sizeHint: number): Promise<Buffer> {
   const pieces: Buffer[] = [];
