@@ -29,6 +29,8 @@ export default defineConfig({
     // for every file): a test that changes process-wide state (env, timers, umask) restores it.
     isolate: false,
     sequence: { sequencer: LongestFirst },
+    // Kills the process groups tests left behind, and removes their scratch directories (test/support/leftovers.ts).
+    globalSetup: ['test/support/leftovers.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ci ? ['default', 'json'] : ['default'],

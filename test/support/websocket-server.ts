@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { recordLeftover } from './leftovers.js';
 import { CLI } from './server-process.js';
 
 export interface WebSocketListener {
@@ -46,6 +47,9 @@ export function startWebSocketListener(command: string, args: string[], options:
   const label = [command, ...args].join(' ');
   // Its own process group: a listener that will not die is killed with every helper it started in its group.
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
+  // Its own group outlives the test worker: listed for the run's teardown (leftovers.ts), which
+  // kills it if a test never stopped it (a hung test whose cleanup timed out).
+  if (child.pid !== undefined) recordLeftover(child.pid);
   let output = '';
   let printed = '';
   const watchers = new Set<() => void>();
@@ -142,6 +146,7 @@ async function withTokenFile(
   start: (dir: string, tokenFile: string, cleanup: () => void) => Promise<WebSocketListener>,
 ): Promise<TokenListener> {
   const dir = fs.mkdtempSync(path.join(parent, '.exec-server-ws-'));
+  recordLeftover(dir);
   const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
   const token = randomBytes(24).toString('hex');
   const tokenFile = path.join(dir, 'token');
