@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import type { Message } from 'vscode-jsonrpc';
 import type { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
+import { doesBoundedWork } from './input-hold.js';
 
 /** Counts the responses that reach the stream, for EXT-DRAIN. */
 export class CountingWriter extends LineMessageWriter {
@@ -30,13 +31,15 @@ export class CountingWriter extends LineMessageWriter {
  * and every request is answered, in order, as by the reference.
  */
 export class CountingReader {
-  /** Ids of requests handed on and not yet answered, with the requests that wait for them. */
-  private readonly unanswered = new Map<string, Message[]>();
+  /** Ids of requests handed on and not yet answered: whether that one does bounded work, and the requests that wait for it. */
+  private readonly unanswered = new Map<string, { bounded: boolean; waiting: Message[] }>();
   private deliver: (message: Message) => void = () => undefined;
+  /** Requests of bounded work read and not yet answered, those waiting here among them (see `input-hold.ts`). */
+  boundedUnanswered = 0;
 
   constructor(
     private readonly inner: LineMessageReader,
-    private readonly onRequest: (id: unknown, method: string) => void,
+    private readonly onRequest: () => void,
   ) {}
   get onError() {
     return this.inner.onError;
@@ -51,11 +54,13 @@ export class CountingReader {
     this.deliver = callback;
     return this.inner.listen((message) => {
       if ('id' in message && 'method' in message) {
-        this.onRequest(message.id, message.method as string);
+        this.onRequest();
+        const bounded = doesBoundedWork(message.method as string);
+        if (bounded) this.boundedUnanswered++;
         const key = String(message.id);
-        const waiting = this.unanswered.get(key);
-        if (waiting) return void waiting.push(message);
-        this.unanswered.set(key, []);
+        const earlier = this.unanswered.get(key);
+        if (earlier) return void earlier.waiting.push(message);
+        this.unanswered.set(key, { bounded, waiting: [] });
       }
       callback(message);
     });
@@ -64,9 +69,13 @@ export class CountingReader {
   /** The answer to request `id` is out: the next request with that id goes on. */
   answered(id: unknown): void {
     const key = String(id);
-    const next = this.unanswered.get(key)?.shift();
-    if (next) this.deliver(next);
-    else this.unanswered.delete(key);
+    const entry = this.unanswered.get(key);
+    if (!entry) return;
+    if (entry.bounded) this.boundedUnanswered--;
+    const next = entry.waiting.shift() as (Message & { method: string }) | undefined;
+    if (!next) return void this.unanswered.delete(key);
+    entry.bounded = doesBoundedWork(next.method);
+    this.deliver(next);
   }
   dispose(): void {
     this.inner.dispose();

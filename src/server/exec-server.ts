@@ -70,7 +70,10 @@ export class ExecServer {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.logger = options.logger ?? silentLogger;
     this.writer = new CountingWriter(options.output, (id) => this.onResponseWritten(id));
-    this.hold = new InputHold(() => this.writer.congested);
+    this.hold = new InputHold(
+      () => this.counted.boundedUnanswered,
+      () => this.writer.congested,
+    );
     this.ownsRuntime = options.runtime === undefined;
     this.runtime = options.runtime ?? new ProcessRuntime();
     this.session = new ServerSession(
@@ -98,10 +101,7 @@ export class ExecServer {
       holdWhile: () => this.hold.holding,
     });
     this.writer.onDrain(() => this.reader.release());
-    this.counted = new CountingReader(this.reader, (id, method) => {
-      this.requestsRead++;
-      this.hold.requestRead(id, method);
-    });
+    this.counted = new CountingReader(this.reader, () => this.requestsRead++);
     this.connection = createMessageConnection(this.counted, this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));
     this.connection.onNotification((name, params) => this.session.notification(name, params));
@@ -177,7 +177,6 @@ export class ExecServer {
   private onResponseWritten(id: unknown): void {
     if (++this.responsesWritten === 1 && this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
     this.counted.answered(id);
-    this.hold.answered(id);
     this.reader.release();
     this.maybeShutdown();
   }

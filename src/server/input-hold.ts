@@ -13,28 +13,17 @@ const MAX_BUSY = 64;
 
 const WAITING: ReadonlySet<string> = new Set([Method.ProcessRead, Method.HttpRequest]);
 
+/** Whether a request of `method` does bounded work (it does not wait on something outside). */
+export const doesBoundedWork = (method: string): boolean => !WAITING.has(method);
+
 export class InputHold {
-  /** Unanswered bounded requests by id (a client may reuse an id while one is unanswered). */
-  private readonly busy = new Map<unknown, number>();
-  private busyCount = 0;
-
-  constructor(private readonly congested: () => boolean) {}
-
-  requestRead(id: unknown, method: string): void {
-    if (WAITING.has(method)) return;
-    this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
-    this.busyCount++;
-  }
-
-  answered(id: unknown): void {
-    const count = this.busy.get(id);
-    if (count === undefined) return;
-    if (count === 1) this.busy.delete(id);
-    else this.busy.set(id, count - 1);
-    this.busyCount--;
-  }
+  constructor(
+    /** Requests of bounded work read and not yet answered. */
+    private readonly busy: () => number,
+    private readonly congested: () => boolean,
+  ) {}
 
   get holding(): boolean {
-    return this.busyCount >= MAX_BUSY || this.congested();
+    return this.busy() >= MAX_BUSY || this.congested();
   }
 }
