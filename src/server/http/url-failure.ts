@@ -36,7 +36,8 @@ function portFailure(port: string | undefined): string | undefined {
 
 /** rust-url's reason for refusing `text`, which Node's URL parser refused. */
 export function whyUrlFails(text: string): string {
-  const hostAndPort = authorityOf(text).slice(authorityOf(text).lastIndexOf('@') + 1);
+  const authority = authorityOf(text);
+  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
   const bracketEnd = hostAndPort.startsWith('[') ? hostAndPort.indexOf(']') : -1;
   if (hostAndPort.startsWith('[') && bracketEnd === -1) return 'invalid IPv6 address';
   const colon = hostAndPort.indexOf(':', bracketEnd + 1);
