@@ -97,6 +97,22 @@ async function roundTripWithFloor(commands, cold = false) {
   return mapValues(results, (result) => ({ ...result, floorP50: floor.p50, floorP99: floor.p99 }));
 }
 
+/**
+ * Block I/O with the bare Node server as one more contestant: the rate a Node
+ * server reaches here with one read or write per block and nothing else.
+ */
+async function blocksWithFloor(commands) {
+  const measure = (command) => blockTransfer(command, blockBytes);
+  const { floor, results } = withoutFloor(await alternating({ ...commands, [RAW]: FLOOR }, measure, combineBlocks));
+  const { readMiBps, readAgainMiBps, readCpuMs } = floor;
+  return mapValues(results, (result) => ({
+    ...result,
+    floorReadMiBps: readMiBps,
+    floorReadAgainMiBps: readAgainMiBps,
+    floorReadCpuMs: readCpuMs,
+  }));
+}
+
 /** `runs` runs of `measure(command)`, the servers taking turns run by run, then `combine`d. */
 async function alternating(commands, measure, combine) {
   const samples = mapValues(commands, () => []);
@@ -155,7 +171,7 @@ async function measureAll(commands) {
     ['files', each((command) => fileTransfer(command, scratch, runs))],
     ['http', each((command) => httpRoundTrip(command, httpUrl))],
     ['sandbox', each((command) => sandboxOverhead(command))],
-    ['blocks', (all) => alternating(all, (command) => blockTransfer(command, blockBytes), combineBlocks)],
+    ['blocks', blocksWithFloor],
   ];
   const results = mapValues(commands, () => ({}));
   const only = values.only?.split(',');
@@ -279,6 +295,11 @@ async function main() {
     const cpu = (result, way) => fmt(result?.[`${way}CpuMs`] + result?.[`${way}ClientCpuMs`]);
     console.log(
       `block I/O CPU, server + driver ms: readBlock ${cpu(ours.blocks, 'read')}, writeBlock ${cpu(ours.blocks, 'write')}${peer ? ` (peer: ${cpu(peer.blocks, 'read')}, ${cpu(peer.blocks, 'write')})` : ''}, on ${os.availableParallelism()} cores`,
+    );
+    const overFloor = (result) =>
+      `first pass ${fmt(result?.readMiBps / ours.blocks.floorReadMiBps, 2)}, again ${fmt(result?.readAgainMiBps / ours.blocks.floorReadAgainMiBps, 2)}`;
+    console.log(
+      `readBlock as a fraction of the bare Node server's (scripts/bench/floor-server.mjs): ${overFloor(ours.blocks)}${peer ? ` (peer: ${overFloor(peer.blocks)})` : ''}; floor ${fmt(ours.blocks.floorReadMiBps)} and ${fmt(ours.blocks.floorReadAgainMiBps)} MiB/s (server CPU ${fmt(ours.blocks.floorReadCpuMs)} ms on the first pass), measured in turn with the servers`,
     );
     removeBlockSource();
   }
