@@ -22,10 +22,10 @@ let url: string;
 /** Our CLI as a listener with `args` (stopped and awaited by the caller). */
 const listen = (args: string[]) => startWebSocketListener(process.execPath, [CLI, ...args]);
 
-/** The HTTP status (or 101) an upgrade with these headers gets. */
-function upgradeStatus(headers: Record<string, string>): Promise<number> {
+/** The HTTP status (or 101) an upgrade with these headers gets (at `path` of the listener's URL). */
+function upgradeStatus(headers: Record<string, string>, path = ''): Promise<number> {
   return new Promise((resolve) => {
-    const socket = new WebSocket(url, { headers });
+    const socket = new WebSocket(url + path, { headers });
     socket.once('open', () => {
       socket.close();
       resolve(101);
@@ -140,6 +140,17 @@ describe('exec-server --listen ws://', () => {
       kind: 'connectFailed',
       message: expect.stringContaining('HTTP 401'),
     });
+  });
+
+  it('answers /readyz with 200 without a token, and serves sessions at / only, as the reference', async () => {
+    const auth = { Authorization: `Bearer ${TOKEN}` };
+    expect(await upgradeStatus({}, '/readyz')).toBe(200);
+    expect(await upgradeStatus(auth, '/?client=x')).toBe(101);
+    for (const path of ['/x', '//', '/readyz/']) expect(await upgradeStatus(auth, path)).toBe(404);
+    const get = async (path: string) => (await fetch(url.replace('ws:', 'http:') + path)).status;
+    expect(await get('/readyz')).toBe(200);
+    expect(await get('/')).toBe(426);
+    expect(await get('/x')).toBe(404);
   });
 
   it('takes the bearer scheme in any case, and spaces before the token', async () => {

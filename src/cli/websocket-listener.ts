@@ -4,7 +4,8 @@
  * loopback address may be used; with `--ws-auth capability-token` every
  * upgrade needs `Authorization: Bearer <token>` (compared in constant time,
  * never logged); an `Origin` header is refused (403) unless allowed with
- * `--ws-allow-origin`, so a web page cannot drive the server. Peers are
+ * `--ws-allow-origin`, so a web page cannot drive the server. Sessions are at
+ * `/`; `/readyz` answers 200 without a token, for readiness probes. Peers are
  * pinged; one that stops answering is dropped. A dropped connection's session
  * waits `detachedTtlMs` for a client to resume it (`initialize` with
  * `resumeSessionId`); a clean close (1000) ends it at once.
@@ -55,6 +56,19 @@ function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(token).digest(), tokenSha256);
 }
 
+/** A request's path, without its query. */
+const pathOf = (url: string | undefined) => (url ?? '/').split('?')[0];
+
+/**
+ * As Codex's listener: `/readyz` answers 200 to anyone (a readiness probe
+ * learns nothing else), sessions live at `/` only, any other path is 404.
+ * Undefined: the path of a session.
+ */
+function statusOf(path: string): number | undefined {
+  if (path === '/readyz') return 200;
+  return path === '/' ? undefined : 404;
+}
+
 function refuse(socket: net.Socket, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
@@ -91,8 +105,13 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     }
   }, options.pingIntervalMs ?? PING_INTERVAL_MS);
   heartbeat.unref();
-  const httpServer = http.createServer((_request, response) => response.writeHead(426, { Connection: 'close' }).end());
+  const httpServer = http.createServer((request, response) => {
+    const status = statusOf(pathOf(request.url)) ?? 426;
+    response.writeHead(status, { Connection: 'close', 'Content-Length': 0 }).end();
+  });
   httpServer.on('upgrade', (request, socket, head) => {
+    const status = statusOf(pathOf(request.url));
+    if (status !== undefined) return refuse(socket as net.Socket, status, http.STATUS_CODES[status] ?? '');
     const origin = request.headers.origin;
     if (options.tokenSha256 && !authorized(request.headers.authorization, options.tokenSha256))
       return refuse(socket as net.Socket, 401, 'Unauthorized');
