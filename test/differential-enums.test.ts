@@ -1,7 +1,7 @@
 /**
  * Generation 2's enums in both of serde's forms (`"read"` and `{"read":
  * null}`), beside Codex 0.169.0 when installed. Our texts name the field
- * (`mode: …`), the reference's do not: the field prefix is dropped before
+ * (`mode: …`, `mode.read: …`), the reference's do not: the field prefix is dropped before
  * comparing.
  */
 import fs from 'node:fs';
@@ -34,7 +34,9 @@ afterAll(async () => {
 
 /** Without our field prefix, which the reference does not give. */
 const unprefixed = (answer: Record<string, unknown>) =>
-  typeof answer.message === 'string' ? { ...answer, message: answer.message.replace(/^(mode|signal|redirectPolicy): /, '') } : answer;
+  typeof answer.message === 'string'
+    ? { ...answer, message: answer.message.replace(/^(mode|signal|redirectPolicy)(\.\w+)?: /, '') }
+    : answer;
 
 const answer = (method: string, params: Record<string, unknown>) => contest.both(method, params, unprefixed);
 

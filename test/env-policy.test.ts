@@ -123,6 +123,22 @@ describe('envPolicy and Codex members that are refused', () => {
       code: -32602,
       message: 'envPolicy.inherit: unknown variant `some`, expected one of `core`, `all`, `none`',
     });
+    // In the map form, the value under the name is shown as generation 1 shows values (Codex 0.134).
+    const start = (inherit: unknown) => ({
+      processId: 'bad3',
+      argv: ['true'],
+      cwd: '/',
+      env: {},
+      tty: false,
+      envPolicy: policy({ inherit } as never),
+    });
+    expect(await server.error('process/start', start({ none: 5 }))).toEqual({
+      code: -32602,
+      message: 'envPolicy.inherit.none: invalid type: integer `5`, expected unit',
+    });
+    expect((await server.error('process/start', start({ all: 1.5 }))).message).toBe(
+      'envPolicy.inherit.all: invalid type: floating point `1.5`, expected unit',
+    );
   });
 
   it.each([

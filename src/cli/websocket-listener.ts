@@ -57,7 +57,7 @@ function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
 }
 
 /** A request's path, without its query. */
-const pathOf = (url: string | undefined) => (url ?? '/').split('?')[0];
+const pathOf = (url = '/') => url.replace(/\?.*/s, '');
 
 /**
  * As Codex's listener: `/readyz` answers 200 to anyone (a readiness probe

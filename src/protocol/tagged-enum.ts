@@ -16,8 +16,12 @@ export interface UnitEnum {
   emptyMapIsUnit?: boolean;
 }
 
-/** The name read, or serde's words for why the value is none (`wrongType`: neither a string nor a map). */
-export type UnitVariantReading = { name: string } | { problem: string; wrongType: boolean };
+/**
+ * The name read, or serde's words for why the value is none (`wrongType`:
+ * neither a string nor a map; `notUnit`: the name's value in the map form is
+ * not null, worded by how the generation shows that value).
+ */
+export type UnitVariantReading = { name: string } | { problem: string; wrongType: boolean; notUnit?: string };
 
 const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -38,7 +42,7 @@ export function readUnitVariant(
   const [name, unit] = entries[0]!;
   if (names && !names.includes(name)) return fail(`unknown variant \`${name}\`, expected ${expected}`);
   const isUnit = unit === null || (emptyMapIsUnit && isMap(unit) && Object.keys(unit).length === 0);
-  return isUnit ? { name } : fail(`invalid type: ${describe(unit)}, expected unit`);
+  return isUnit ? { name } : { problem: `invalid type: ${describe(unit)}, expected unit`, wrongType: false, notUnit: name };
 }
 
 /**
@@ -55,8 +59,10 @@ export const taggedEnum = <const Values extends readonly [string, ...string[]]>(
     z.transform((input: Name | Partial<Record<Name, null>>, context): Name => {
       const read = readUnitVariant(input, { names: values, expected });
       if ('name' in read) return read.name as Name;
-      // A wrong type is worded by the decoder, which names the field's type.
-      context.issues.push({ code: 'custom', message: read.wrongType ? 'string or map' : `${VARIANT}${read.problem}`, input });
+      // A wrong type is worded by the decoder, which names the field's type and shows the value as the
+      // client's generation does (``integer `5` `` or `number`), also for the value under the name.
+      if (read.notUnit !== undefined) context.issues.push({ code: 'custom', message: 'unit', input, path: [read.notUnit] });
+      else context.issues.push({ code: 'custom', message: read.wrongType ? 'string or map' : `${VARIANT}${read.problem}`, input });
       return z.NEVER;
     }),
   );
