@@ -1,7 +1,8 @@
 /**
  * What an http/request puts on the wire and what its answer keeps, beside
  * Codex 0.169.0 when installed: header names lower-case, values as UTF-8,
- * URL userinfo as basic authorization; answered header values without
+ * URL userinfo as basic authorization, a caller's `transfer-encoding:
+ * chunked` honoured; answered header values without
  * trailing blanks, and only those that are visible ASCII; no body for a 204
  * or a 304.
  */
@@ -16,13 +17,18 @@ let web: http.Server;
 let base: string;
 let raw: net.Server;
 let rawBase: string;
-const received: Array<{ url: string; headers: string[] }> = [];
+const received: Array<{ url: string; headers: string[]; body: string }> = [];
 
 beforeAll(async () => {
   web = http.createServer((request, response) => {
     // Header values arrive as latin1 strings of their bytes: read them back as UTF-8.
-    received.push({ url: request.url!, headers: request.rawHeaders.map((text) => Buffer.from(text, 'latin1').toString('utf8')) });
-    response.end('ok');
+    const headers = request.rawHeaders.map((text) => Buffer.from(text, 'latin1').toString('utf8'));
+    const body: Buffer[] = [];
+    request.on('data', (piece: Buffer) => body.push(piece));
+    request.on('end', () => {
+      received.push({ url: request.url!, headers, body: Buffer.concat(body).toString('utf8') });
+      response.end('ok');
+    });
   });
   base = await listenLoopback(web);
   // Response headers Node's own server would not write: raw bytes on the socket.
@@ -66,6 +72,27 @@ describe('http/request on the wire, side by side with the reference', () => {
       { name: 'x-plain', value: 'v' },
     ]);
     expect(lines).toEqual(expect.arrayContaining(['x-upper: café €', 'x-plain: v', `authorization: Basic ${btoa('user:p@ss')}`]));
+  });
+
+  it("sends a body chunked when the caller's headers ask for it (undici refuses the header itself)", async () => {
+    for (const { name, server } of servers) {
+      const headers = [{ name: 'Transfer-Encoding', value: 'chunked' }];
+      const params = {
+        method: 'POST',
+        url: `${base}/chunked`,
+        requestId: `te-${name}`,
+        headers,
+        bodyBase64: Buffer.from('hello').toString('base64'),
+      };
+      expect((await server.request('http/request', params)).status).toBe(200);
+      const { headers: pairs, body } = received.at(-1)!;
+      expect({ name, body, te: pairs[pairs.findIndex((text) => text.toLowerCase() === 'transfer-encoding') + 1] }).toEqual({
+        name,
+        body: 'hello',
+        te: 'chunked',
+      });
+      expect(pairs.map((text) => text.toLowerCase())).not.toContain('content-length');
+    }
   });
 
   it('answers header values without trailing blanks, and leaves out those that are not visible ASCII', async () => {

@@ -5,6 +5,7 @@
  * aborts, even while undici is still connecting (it let a silent TLS
  * handshake run to its own 10 s connect timeout past `timeoutMs`).
  */
+import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 
 /** The path and query to send for `url`. */
@@ -16,6 +17,22 @@ export function requestPath(url: URL): string {
   return query !== -1 && (hash === -1 || query < hash) ? `${url.pathname}?` : url.pathname;
 }
 
+type HopBody = Buffer | Readable | undefined;
+
+/**
+ * A caller's `transfer-encoding: chunked`, which undici refuses as a header:
+ * the header goes and the body goes as a stream, which undici sends chunked,
+ * as the references send it. Any other transfer coding stays (and fails).
+ */
+function chunkedOnRequest(headers: string[], body: Buffer | undefined): { headers: string[]; body: HopBody } {
+  for (let at = 0; at < headers.length; at += 2) {
+    if (headers[at]!.toLowerCase() !== 'transfer-encoding' || headers[at + 1]!.trim().toLowerCase() !== 'chunked') continue;
+    const rest = [...headers.slice(0, at), ...headers.slice(at + 2)];
+    return { headers: rest, body: Readable.from(body !== undefined && body.length > 0 ? [body] : []) };
+  }
+  return { headers, body };
+}
+
 /** One request of `hop`'s method, headers and body to `url`, failed at once when `signal` aborts. */
 export function sendHop(
   agent: Dispatcher,
@@ -23,7 +40,7 @@ export function sendHop(
   options: { method: string; headers: string[]; body: Buffer | undefined },
   signal: AbortSignal,
 ): Promise<Dispatcher.ResponseData> {
-  const { headers, body } = options;
+  const { headers, body } = chunkedOnRequest(options.headers, options.body);
   const method = options.method as Dispatcher.HttpMethod;
   const sent = agent.request({ origin: url.origin, path: requestPath(url), method, headers, body, signal });
   if (signal.aborted) return sent;
