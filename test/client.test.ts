@@ -92,6 +92,16 @@ describe('against the real server', () => {
     expect(events.at(-1)!.type).toBe('closed');
   });
 
+  it('sends no params for none or null (not [null]), and refuses params that are not JSON-RPC params', async () => {
+    const info = await client.request<{ platform: string }>('environment/info');
+    expect(info.platform).toBe(process.platform);
+    expect(await client.request('environment/info', null)).toMatchObject({ platform: process.platform });
+    await expect(client.request('environment/info', 5)).rejects.toThrow(
+      new TypeError('environment/info: params must be an object, an array or null, got number'),
+    );
+    await expect(client.request('fs/readFile', ['/etc/hostname'])).rejects.toMatchObject({ code: -32602 });
+  });
+
   it('maps server errors to ExecServerError with code and message', async () => {
     const error = await client.start({ argv: [] }).catch((e) => e);
     expect(error).toBeInstanceOf(ExecServerError);

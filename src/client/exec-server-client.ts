@@ -236,7 +236,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   /**
    * Sends any request and returns its raw result (base64 stays base64):
-   * typed for the methods of the protocol table, untyped for others.
+   * typed for the methods of the protocol table, untyped for others. Params
+   * go as given; none or `null` as no params; a scalar is refused (`TypeError`).
    */
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
   request<T = unknown>(method: string, params?: unknown): Promise<T>;

@@ -5,7 +5,7 @@
  * a link it has let go of are ignored.
  */
 import type { Readable, Writable } from 'node:stream';
-import { createMessageConnection, type MessageConnection, type NotificationMessage } from 'vscode-jsonrpc/node';
+import { createMessageConnection, type MessageConnection, type NotificationMessage, ParameterStructures } from 'vscode-jsonrpc/node';
 import { LineMessageReader } from '../transport/line-reader.js';
 import { LineMessageWriter } from '../transport/line-writer.js';
 import { PendingCalls } from './pending-calls.js';
@@ -125,10 +125,23 @@ export class Link {
       return Promise.reject(new LinkDropped('the connection is closing', false));
     this.awaited++;
     this.updateFlow();
-    return this.requests.track(this.connection.sendRequest(method, params)).finally(() => {
+    return this.requests.track(this.send(method, params)).finally(() => {
       this.awaited--;
       this.updateFlow();
     });
+  }
+
+  /**
+   * Sends the params as they are: vscode-jsonrpc's default puts anything but
+   * an object in an array (`null` went as `[null]`, which the server refuses
+   * for a method without params). `null` or none goes as no params, which
+   * servers read as `null`; a scalar is no JSON-RPC params at all.
+   */
+  private send(method: string, params: unknown): Promise<unknown> {
+    if (params === undefined || params === null) return this.connection.sendRequest(method);
+    if (Array.isArray(params)) return this.connection.sendRequest(method, ParameterStructures.byPosition, ...params);
+    if (typeof params === 'object') return this.connection.sendRequest(method, ParameterStructures.byName, params);
+    return Promise.reject(new TypeError(`${method}: params must be an object, an array or null, got ${typeof params}`));
   }
 
   /**
