@@ -104,6 +104,9 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
       'socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, 0) and print "pair works\\n";',
       // A datagram socket could send to a host socket by its path (sendmsg is allowed, for pairs).
       'socket(my $d, PF_UNIX, SOCK_DGRAM, 0) ? print "datagram made\\n" : print "datagram refused: $!\\n";',
+      // SOCK_RAW (3) on AF_UNIX is a datagram socket in the kernel's eyes.
+      'socket(my $r, PF_UNIX, 3, 0) ? print "raw made\\n" : print "raw refused: $!\\n";',
+      'socket(my $q, PF_UNIX, SOCK_SEQPACKET, 0) and print "seqpacket works\\n";',
     ].join('\n');
     try {
       const workspace = freshWorkspace();
@@ -112,6 +115,8 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
       expect(restricted).toContain('refused: Operation not permitted');
       expect(restricted).toContain('pair works');
       expect(restricted).toContain('datagram refused: Operation not permitted');
+      expect(restricted).toContain('raw refused: Operation not permitted');
+      expect(restricted).toContain('seqpacket works');
       const params = { ...startParams(workspace, 'perl client.pl'), sandbox: workspaceWrite(workspace, 'enabled') };
       await server.request('process/start', params);
       await server.waitClosed(params.processId);

@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findBwrap } from '../src/server/sandbox/bwrap.js';
 import { waitDead, waitFound } from './support/proc.js';
-import { workspaceWrite } from './support/sandbox-policy.js';
+import { managedPolicy, special, workspaceWrite } from './support/sandbox-policy.js';
 import { BASE_ENV, ServerProcess } from './support/server-process.js';
 
 const hasBwrap = findBwrap(undefined) !== undefined;
@@ -106,14 +106,14 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
     }
   });
 
-  it('with an unrestricted file system and a restricted network, writes anywhere but reaches no network', async () => {
+  it.each([
+    ['managed, with an unrestricted file system', { type: 'managed', file_system: { type: 'unrestricted' }, network: 'restricted' }],
+    ['external (the file system left to the sandbox the server runs in)', { type: 'external', network: 'restricted' }],
+  ])('%s and a restricted network: writes anywhere but reaches no network', async (_kind, permissions) => {
     const listener = net.createServer((socket) => socket.end('hello\n'));
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const port = (listener.address() as net.AddressInfo).port;
-    const sandbox = {
-      permissions: { type: 'managed', file_system: { type: 'unrestricted' }, network: 'restricted' },
-      windowsSandboxLevel: 'disabled',
-    };
+    const sandbox = { permissions, windowsSandboxLevel: 'disabled' };
     try {
       const script = `echo out > ${outside}/anywhere && echo wrote; exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`;
       const run = await sandboxed(script, { sandbox });
@@ -126,6 +126,34 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
       listener.close();
       fs.rmSync(path.join(outside, 'anywhere'), { force: true });
     }
+  });
+
+  it('makes nothing writable for project_roots without workspaceRoots, not even cwd, as the reference', async () => {
+    for (const workspaceRoots of [[], undefined]) {
+      const run = await sandboxed('echo x > unrooted && echo wrote || echo denied', {
+        sandbox: { ...workspaceWrite(workspace), workspaceRoots },
+      });
+      expect(run.output).toContain('Read-only file system');
+      expect(run.output).toContain('denied');
+      expect(fs.existsSync(path.join(workspace, 'unrooted'))).toBe(false);
+    }
+  });
+
+  it("keeps the server's own code read-only when a writable root holds it, and the rest of that root writable", async () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+    const probe = `.sandbox-probe-${process.pid}`;
+    const script = [
+      `echo x > ${probe} && echo root-writable`,
+      `rm -f ${probe}`,
+      'echo x > dist/owned-by-a-child || echo dist-denied',
+      'echo x >> node_modules/undici/index.js || echo undici-denied',
+    ].join('; ');
+    const sandbox = managedPolicy(root, [special('root', 'read'), special('project_roots', 'write')]);
+    const run = await sandboxed(script, { sandbox, cwd: pathToFileURL(root).href });
+    expect(run.output).toContain('root-writable');
+    expect(run.output).toContain('dist-denied');
+    expect(run.output).toContain('undici-denied');
+    expect(fs.existsSync(path.join(root, 'dist/owned-by-a-child'))).toBe(false);
   });
 
   it('confines a PTY shell too', async () => {

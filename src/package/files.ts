@@ -1,10 +1,11 @@
 /**
  * Files shipped in the package beside the code (the spawner's perl, the
- * confined fs helper, package.json), found from the package root, so that
+ * confined fs helper, package.json), and the code a server runs, found from the package root, so that
  * the same code works from tsc's output, from the bundled CLI and from the
  * sources under test.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,4 +34,37 @@ let version: string | undefined;
 export function packageVersion(): string {
   version ??= (JSON.parse(fs.readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
   return version;
+}
+
+/** The packages the server loads on first use, from outside its own files. */
+const LOADED_LATER = ['undici', 'ws', 'node-pty'];
+
+let code: string[] | undefined;
+/**
+ * The real paths of the code an unconfined server runs: its own `dist` (the
+ * bundle, the spawner's perl, the confined fs helper) and the packages it
+ * loads on first use. Kept read-only inside every sandbox, so that a
+ * confined child cannot rewrite what the server runs next.
+ */
+export function serverCode(): string[] {
+  code ??= [packageFile('dist'), ...LOADED_LATER.map(packageDirectory)].flatMap((candidate) => {
+    try {
+      return candidate === undefined ? [] : [fs.realpathSync(candidate)];
+    } catch {
+      return [];
+    }
+  });
+  return code;
+}
+
+/** The directory of the installed package `name`, as Node resolves it from here. */
+function packageDirectory(name: string): string | undefined {
+  try {
+    const entry = createRequire(import.meta.url).resolve(name);
+    const marker = `${path.sep}node_modules${path.sep}${name}${path.sep}`;
+    const at = entry.lastIndexOf(marker);
+    return at === -1 ? undefined : entry.slice(0, at + marker.length - 1);
+  } catch {
+    return undefined;
+  }
 }

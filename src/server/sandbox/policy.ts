@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
+import { serverCode } from '../../package/files.js';
 import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
 import { protectReadOnly } from './protected-paths.js';
 import { checkSandboxShape, networkOf } from './sandbox-shape.js';
@@ -99,25 +100,22 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
 
 /**
  * What `sandbox` asks for, or undefined when it confines nothing (absent,
- * null, `permissions.type: "disabled"`, or `"external"`: a sandbox around the
- * server itself). `tmpdir` is the child's TMPDIR.
+ * null, `permissions.type: "disabled"`, or `"external"` with the network
+ * enabled: a sandbox around the server itself). `tmpdir` is the child's TMPDIR.
  */
 export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
-  const { permissions, workspaceRoots, cwd } = checkSandboxShape(sandbox);
+  const { permissions, workspaceRoots } = checkSandboxShape(sandbox);
   if (permissions.type === 'disabled') return undefined;
   const network = networkOf(permissions.network);
-  // The sandbox is the one the server runs in, kept by whoever started it: nothing to add here.
-  if (permissions.type === 'external') return undefined;
+  // The whole file system as it is, writable (`external`: the server's own sandbox, kept by whoever
+  // started it): only a restricted network is left to cut, as the reference cuts it.
+  if (permissions.type === 'external' || permissions.file_system!.type === 'unrestricted')
+    return network === 'restricted' ? { ...UNRESTRICTED, noNetwork: true } : undefined;
   const fileSystem = permissions.file_system!;
-  // The whole file system as it is, writable: only the network is left to cut.
-  if (fileSystem.type === 'unrestricted') return network === 'restricted' ? { ...UNRESTRICTED, noNetwork: true } : undefined;
-  const roots =
-    Array.isArray(workspaceRoots) && workspaceRoots.length > 0
-      ? workspaceRoots.map((root, i) => nativePath(root, `workspaceRoots[${i}]`))
-      : cwd !== undefined
-        ? [nativePath(cwd, 'cwd')]
-        : [];
+  // The project roots are the workspace roots the policy names, and only those: without any, a
+  // `project_roots` entry makes nothing writable (not even `cwd`), as in the reference.
+  const roots = Array.isArray(workspaceRoots) ? workspaceRoots.map((root, i) => absolute(nativePath(root, `workspaceRoots[${i}]`))) : [];
   const confinement = { writable: [] as string[], readOnly: [] as string[], noNetwork: network === 'restricted' };
   let rootReadable = false;
   for (const entry of fileSystem.entries as Entry[]) {
@@ -129,5 +127,5 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
     } else throw refuse(`access ${JSON.stringify(entry.access ?? null)}`);
   }
   if (!rootReadable) throw refuse('a file system without read access to the root');
-  return { ...confinement, ...protectReadOnly(confinement.writable, confinement.readOnly) };
+  return { ...confinement, ...protectReadOnly(confinement.writable, confinement.readOnly, serverCode()) };
 }

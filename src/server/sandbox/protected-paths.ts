@@ -11,6 +11,11 @@
  * reached through a symlink inside a writable root cannot be protected (the
  * mount lands on the link's target and the link can be replaced): the
  * policy is refused, as the reference refuses it.
+ *
+ * Beyond the reference: the server's own code (`serverCode` in
+ * `package/files.ts`) stays read-only too where a writable root reaches it
+ * (a server installed in the workspace, or under a writable /tmp), so that a
+ * confined child cannot rewrite what the unconfined server runs next.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +36,7 @@ export interface ProtectedPaths {
  * directory at a protected name is stood in for too: it may be another
  * server's stand-in, which that server removes once its child is done.
  */
-export function protectReadOnly(writable: string[], policyReadOnly: string[]): ProtectedPaths {
+export function protectReadOnly(writable: string[], policyReadOnly: string[], serverCode: string[] = []): ProtectedPaths {
   // Under a writable root that is a directory: a file bound writable has nothing under it.
   const directories = writable.filter((root) => isDirectory(root));
   const protectedNames = directories.flatMap((root) => PROTECTED_NAMES.map((name) => path.join(root, name)));
@@ -46,6 +51,9 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[]): P
     // A missing path outside every writable root cannot be created: the whole file system is read-only there.
     else if (bases.some((base) => isBelow(missing, base))) add(result.synthetic, missing);
   }
+  // The server's own code (real paths, no symlink to refuse), wherever a writable root reaches it.
+  const reached = (code: string) => bases.some((base) => code === base || isBelow(code, base) || isBelow(base, code));
+  for (const code of serverCode) if (reached(code)) add(result.readOnly, code);
   return result;
 }
 

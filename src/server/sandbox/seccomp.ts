@@ -6,10 +6,11 @@
  * calls fail with EPERM — connect, bind, listen, accept, send and receive of
  * several messages, shutdown, socket options and names, ptrace and io_uring
  * — and `socket`/`socketpair` for any family but AF_UNIX (a pair of local
- * stream sockets still works). Beyond Codex's, AF_UNIX datagram sockets
- * fail too: `sendmsg` (allowed, for a pair's messages) could send one to a
- * host socket by its path (/dev/log). A call from another ABI (x32) fails
- * too, and a foreign architecture's kills the process.
+ * stream sockets still works). Beyond Codex's, an AF_UNIX socket must be a
+ * stream or a seqpacket one: a datagram one (SOCK_DGRAM, or SOCK_RAW, which
+ * the kernel makes a datagram one) could send to a host socket by its path
+ * (/dev/log) with `sendmsg`, allowed for a pair's messages. A call from
+ * another ABI (x32) fails too, and a foreign architecture's kills the process.
  *
  * perl installs it inside the sandbox, just before it runs the program
  * (`process/perl.ts`): the filter is `prctl:seccomp:program` with the two
@@ -32,7 +33,9 @@ const FIRST_ARGUMENT_OFFSET = 16;
 const SECOND_ARGUMENT_OFFSET = 24;
 /** A socket's type without its flags (SOCK_NONBLOCK, SOCK_CLOEXEC). */
 const SOCKET_TYPE_MASK = 0xf;
-const SOCK_DGRAM = 2;
+/** The connection-oriented types: with connect denied, such a socket can reach nothing but its pair. */
+const SOCK_STREAM = 1;
+const SOCK_SEQPACKET = 5;
 /** Set in the call numbers of x86-64's x32 ABI. */
 const X32_BIT = 0x40000000;
 
@@ -103,7 +106,7 @@ export const ARCH_TABLES: Record<string, ArchTable> = {
   },
 };
 
-type Target = 'known-arch' | 'deny' | 'family';
+type Target = 'known-arch' | 'deny' | 'family' | 'allow';
 type Instruction = { code: number; k: number; jt?: Target; jf?: Target } | { label: Target };
 
 /** The filter for `arch` (default: this machine's) in perl's form, or undefined where none is known. */
@@ -129,7 +132,10 @@ function program(table: ArchTable): Instruction[] {
     { code: BPF_JEQ_K, k: AF_UNIX, jf: 'deny' },
     { code: BPF_LD_W_ABS, k: SECOND_ARGUMENT_OFFSET },
     { code: BPF_AND_K, k: SOCKET_TYPE_MASK },
-    { code: BPF_JEQ_K, k: SOCK_DGRAM, jt: 'deny' },
+    { code: BPF_JEQ_K, k: SOCK_STREAM, jt: 'allow' },
+    { code: BPF_JEQ_K, k: SOCK_SEQPACKET, jt: 'allow' },
+    { code: BPF_RET_K, k: RET_ERRNO_EPERM },
+    { label: 'allow' },
     { code: BPF_RET_K, k: RET_ALLOW },
     { label: 'deny' },
     { code: BPF_RET_K, k: RET_ERRNO_EPERM },

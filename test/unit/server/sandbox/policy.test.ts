@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../../../src/server/sandbox/bwrap.js';
 import { likelySandboxDenied } from '../../../../src/server/sandbox/denial.js';
+import { serverCode } from '../../../../src/package/files.js';
 import { confinementOf } from '../../../../src/server/sandbox/policy.js';
 import { managedPolicy, special } from '../../../support/sandbox-policy.js';
 
@@ -12,13 +14,30 @@ fs.mkdirSync(path.join(workspace, '.git'));
 // Not empty: an empty protected directory is taken for a stand-in (`protected-paths.ts`).
 fs.writeFileSync(path.join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
 const policy = (entries: object[], network: unknown = 'restricted') => managedPolicy(workspace, entries, network);
+const externalPolicy = (network: string) => ({ permissions: { type: 'external', network }, windowsSandboxLevel: 'disabled' });
 
 describe('confinementOf', () => {
-  it('confines nothing for null, absent, disabled, and external (the sandbox the server itself runs in)', () => {
-    const external = (network: string) => ({ permissions: { type: 'external', network }, windowsSandboxLevel: 'disabled' });
+  it('confines nothing for null, absent, disabled, and external with the network enabled (the sandbox the server itself runs in)', () => {
     const disabled = { permissions: { type: 'disabled' }, windowsSandboxLevel: 'disabled' };
-    for (const sandbox of [undefined, null, disabled, external('restricted'), external('enabled')])
-      expect(confinementOf(sandbox, undefined)).toBeUndefined();
+    for (const sandbox of [undefined, null, disabled, externalPolicy('enabled')]) expect(confinementOf(sandbox, undefined)).toBeUndefined();
+  });
+
+  it('cuts a restricted network under external, the file system left as it is, as the reference does', () => {
+    expect(confinementOf(externalPolicy('restricted'), undefined)).toEqual({
+      writable: ['/'],
+      readOnly: [],
+      synthetic: [],
+      noNetwork: true,
+    });
+  });
+
+  it('takes the project roots from workspaceRoots only: without any, not even cwd is writable, as in the reference', () => {
+    const entries = [special('root', 'read'), special('project_roots', 'write')];
+    const { workspaceRoots: _roots, ...withoutRoots } = policy(entries);
+    for (const sandbox of [withoutRoots, { ...withoutRoots, workspaceRoots: [] }])
+      expect(confinementOf(sandbox, undefined)).toMatchObject({ writable: [], readOnly: [], synthetic: [] });
+    expect(() => confinementOf({ ...withoutRoots, workspaceRoots: [`${workspace}/../elsewhere`] }, undefined)).toThrow(/elsewhere/);
+    expect(() => confinementOf({ ...withoutRoots, workspaceRoots: ['relative/root'] }, undefined)).toThrow(/invalid URI/);
   });
 
   it("takes serde's map form of the network, and words other shapes as its parser", () => {
@@ -55,14 +74,29 @@ describe('confinementOf', () => {
       ]),
       '/var/tmp',
     );
-    expect(confinement).toMatchObject({
-      writable: [workspace, '/tmp', '/var/tmp'],
-      readOnly: [path.join(workspace, '.git')],
-      noNetwork: true,
-    });
+    expect(confinement).toMatchObject({ writable: [workspace, '/tmp', '/var/tmp'], noNetwork: true });
+    // Beside this server's code, wherever /tmp reaches it (a clone under /tmp).
+    expect(confinement?.readOnly.filter((candidate) => !serverCode().includes(candidate))).toEqual([path.join(workspace, '.git')]);
     // The protected names that are missing get stand-ins, under every writable root.
     const standIns = ['.codex', '.agents', '.aws'].map((name) => path.join(workspace, name));
     expect(confinement?.synthetic).toEqual(expect.arrayContaining(standIns));
+  });
+
+  it("keeps the server's own code read-only where a writable root reaches it, so that a child cannot rewrite it", () => {
+    const root = path.resolve(fileURLToPath(import.meta.url), '../../../../..');
+    const code = serverCode();
+    expect(code).toEqual(
+      expect.arrayContaining([fs.realpathSync(path.join(root, 'dist')), fs.realpathSync(path.join(root, 'node_modules/undici'))]),
+    );
+    const entries = [special('root', 'read'), special('project_roots', 'write')];
+    for (const writableRoot of [root, path.join(root, 'node_modules')]) {
+      const confinement = confinementOf({ ...policy(entries), workspaceRoots: [pathToFileURL(writableRoot).href] }, undefined);
+      const reached = code.filter((candidate) => candidate.startsWith(fs.realpathSync(writableRoot)));
+      expect(reached.length).toBeGreaterThan(0);
+      expect(confinement?.readOnly).toEqual(expect.arrayContaining(reached));
+    }
+    // Out of reach of every writable root: nothing to bind.
+    expect(confinementOf(policy(entries), undefined)?.readOnly).toEqual([path.join(workspace, '.git')]);
   });
 
   it('keeps .git, .codex, .agents and .aws read-only under every writable root, listed or not', () => {
@@ -125,12 +159,8 @@ describe('confinementOf', () => {
     expect(args).toContain('--unshare-net');
   });
 
-  it('falls back to cwd without workspaceRoots, and keeps the network with "enabled"', () => {
-    const sandbox = {
-      ...policy([special('root', 'read'), special('project_roots', 'write')], 'enabled'),
-      workspaceRoots: undefined,
-      cwd: `file://${workspace}`,
-    };
+  it('keeps the network with "enabled"', () => {
+    const sandbox = policy([special('root', 'read'), special('project_roots', 'write')], 'enabled');
     expect(confinementOf(sandbox, undefined)).toMatchObject({
       writable: [workspace],
       readOnly: [path.join(workspace, '.git')],
