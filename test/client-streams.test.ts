@@ -132,6 +132,27 @@ describe('a server that breaks the sequence or the protocol', () => {
     }
   });
 
+  it.each([
+    ['a fractional seq', 'fractional-seq', 'process/output'],
+    ['a seq of 0', 'zero-seq', 'process/output'],
+    ['a fractional exit code', 'fractional-exit', 'process/exited'],
+  ])('takes %s for a protocol violation, not an event to drop or pass on', async (_what, scenario, method) => {
+    const client = await ExecServerClient.spawn(fake(scenario));
+    try {
+      const session = await client.start({ argv: ['x'], processId: 'p' });
+      await expect(session.wait()).rejects.toThrow(`protocol violation: exec-server sent a ${method} notification it cannot have meant`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('takes an initialize answer without a session id for a protocol violation', async () => {
+    await expect(ExecServerClient.spawn(fake('bad-initialize'))).rejects.toMatchObject({
+      kind: 'protocolViolation',
+      message: 'exec-server answered initialize with a result it cannot have meant: "42"',
+    });
+  });
+
   it('takes a notification it cannot read for a protocol violation: the session fails and the server is killed', async () => {
     const client = await ExecServerClient.spawn(fake('bad-chunk'));
     try {

@@ -61,6 +61,12 @@ export const ClientErrors = {
       'protocolViolation',
       `exec-server sent a ${method} notification it cannot have meant: ${shorten(JSON.stringify(params) ?? 'undefined')}`,
     ),
+  /** An answer the protocol rules out (an `initialize` result without a session id): the server is broken. */
+  malformedAnswer: (method: string, result: unknown) =>
+    new ExecServerClientError(
+      'protocolViolation',
+      `exec-server answered ${method} with a result it cannot have meant: ${shorten(JSON.stringify(result) ?? 'undefined')}`,
+    ),
   /** A request in flight when the connection dropped, which cannot safely be sent again after the resume. */
   outcomeUnknown: (method: string, reason: string) =>
     new ExecServerClientError(

@@ -135,6 +135,10 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     });
     try {
       const result = await boundedHandshake(initialize, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
+      if (typeof (result as unknown as { sessionId?: unknown } | null)?.sessionId !== 'string') {
+        this.onViolation(ClientErrors.malformedAnswer('initialize', result));
+        throw this.violation;
+      }
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result, options.protocolGeneration);
       await this.link.notify(Notification.Initialized, {});

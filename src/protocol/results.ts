@@ -13,6 +13,8 @@ function build() {
   const empty = () => z.strictObject({});
   const nullable = <T extends z.ZodMiniType>(schema: T) => z.nullable(schema);
 
+  /** An event's number in its process (or streamed body): from 1 up. */
+  const Seq = z.int().check(z.positive());
   const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
   const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
   /** Codex's name for how a start was confined: a Linux sandbox, or none. */
@@ -52,7 +54,7 @@ function build() {
   const ProcessStartResult = z.object({ processId: z.string(), sandboxType: z.optional(SandboxType) });
 
   const ProcessOutputChunk = z.object({
-    seq: z.number(),
+    seq: Seq,
     stream: OutputStream,
     /** base64 */
     chunk: z.string(),
@@ -121,15 +123,15 @@ function build() {
   const ProcessOutputNotification = z.extend(ProcessOutputChunk, { processId: z.string() });
   const ProcessExitedNotification = z.object({
     processId: z.string(),
-    seq: z.number(),
-    exitCode: z.number(),
+    seq: Seq,
+    exitCode: z.int(),
     /** Generation 2 only. */
     sandboxDenied: z.optional(z.boolean()),
   });
-  const ProcessClosedNotification = z.object({ processId: z.string(), seq: z.number() });
+  const ProcessClosedNotification = z.object({ processId: z.string(), seq: Seq });
   const HttpBodyDeltaNotification = z.object({
     requestId: z.string(),
-    seq: z.number(),
+    seq: Seq,
     deltaBase64: z.string(),
     done: z.boolean(),
     error: nullable(z.string()),

@@ -78,6 +78,8 @@ export function decodeOutputLine(line: Buffer): OutputLine | undefined {
   let at = idEnd + 1 + SEQ.length;
   let seq = 0;
   const digitsStart = at;
+  // A seq counts from 1, written without leading zeros: anything else takes the checking path.
+  if (line[at] === 0x30) return undefined;
   while (at < line.length && line[at]! >= 0x30 && line[at]! <= 0x39) seq = seq * 10 + (line[at++]! - 0x30);
   if (at === digitsStart || !startsAt(line, at, STREAM)) return undefined;
   const streamStart = at + STREAM.length;

@@ -71,13 +71,27 @@ const scenarios = {
     send({ id, result: { processId } });
     send({ method: 'process/output', params: { processId, seq: 1, stream: 'stdout', chunk: 5 } });
   },
+  'fractional-seq'(id, processId) {
+    // seq counts from 1 in whole numbers: 1.5 is no event of any order.
+    send({ id, result: { processId } });
+    output(processId, 1.5, 'half');
+    output(processId, 1, 'a');
+  },
+  'zero-seq'(id, processId) {
+    send({ id, result: { processId } });
+    output(processId, 0, 'before the first');
+  },
+  'fractional-exit'(id, processId) {
+    send({ id, result: { processId } });
+    exited(processId, 1, 2.5);
+  },
   pair(id, processId) {
     send({ id, result: { processId } });
   },
   'noisy-quiet'(id, processId) {
     send({ id, result: { processId } });
     if (processId !== 'quiet') return;
-    for (let seq = 0; seq <= 4096; seq++) output('noisy', seq, 'x');
+    for (let seq = 1; seq <= 4097; seq++) output('noisy', seq, 'x');
     exited('quiet', 1, 17);
   },
 };
@@ -102,7 +116,8 @@ if (scenario === 'silent-daemon' || scenario === 'deaf-daemon') {
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     const message = JSON.parse(line);
     if (message.id === undefined) return;
-    if (message.method === 'initialize') return send({ id: message.id, result: { sessionId: 'fake-session' } });
+    if (message.method === 'initialize')
+      return send({ id: message.id, result: scenario === 'bad-initialize' ? 42 : { sessionId: 'fake-session' } });
     if (message.method === 'process/start') return scenarios[scenario.replace(/-lost$/, '')](message.id, message.params.processId);
     if (message.method === 'process/read' && scenario.startsWith('gap')) {
       const kept = scenario === 'gap' ? [{ seq: 2, stream: 'stdout', chunk: Buffer.from('b').toString('base64') }] : [];

@@ -72,8 +72,8 @@ describe('decodeOutputLine', () => {
     fc.assert(
       fc.property(processIds, seqs, streams, chunks, (processId, seq, stream, bytes) => {
         const decoded = decodeOutputLine(withoutNewline(encodeOutputLine(processId, seq, stream, bytes)));
-        if (JSON.stringify(processId).includes('\\')) {
-          // Escapes in the id: left to the ordinary JSON path.
+        if (JSON.stringify(processId).includes('\\') || seq === 0) {
+          // Escapes in the id, or a seq no server sends (they count from 1): left to the ordinary, checking JSON path.
           expect(decoded).toBeUndefined();
         } else {
           expect(decoded).toBeDefined();
@@ -101,12 +101,19 @@ describe('decodeOutputLine', () => {
       stream: 'stderr',
       chunk: Buffer.from([0, 1, 2]),
     });
-    expect(decodeOutputLine(text(message('', 0, 'stdout', '')))).toEqual({
+    expect(decodeOutputLine(text(message('', 1, 'stdout', '')))).toEqual({
       processId: '',
-      seq: 0,
+      seq: 1,
       stream: 'stdout',
       chunk: Buffer.alloc(0),
     });
+  });
+
+  it('leaves a seq of 0, or one with a leading zero (not JSON), to the checking JSON path', () => {
+    expect(decodeOutputLine(text(message('p', 0, 'stdout', '')))).toBeUndefined();
+    expect(
+      decodeOutputLine(Buffer.from('{"method":"process/output","params":{"processId":"p","seq":07,"stream":"stdout","chunk":""}}')),
+    ).toBeUndefined();
   });
 
   it('wants the line without its newline', () => {
