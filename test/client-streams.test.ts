@@ -126,7 +126,7 @@ describe('a server that breaks the sequence or the protocol', () => {
     const lost = await ExecServerClient.spawn(fake('gap-lost'));
     try {
       const session = await lost.start({ argv: ['x'], processId: 'p' });
-      await expect(session.wait()).rejects.toThrow(/output seq 2\.\.2 was lost/);
+      await expect(session.wait()).rejects.toThrow('output seq 2..2 was lost: it never arrived, and the server no longer keeps it');
     } finally {
       await lost.close();
     }
@@ -141,6 +141,23 @@ describe('a server that breaks the sequence or the protocol', () => {
     try {
       const session = await client.start({ argv: ['x'], processId: 'p' });
       await expect(session.wait()).rejects.toThrow(`protocol violation: exec-server sent a ${method} notification it cannot have meant`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('takes a server that dies in the middle of a line for a server gone, not for one breaking the protocol', async () => {
+    await expect(ExecServerClient.spawn(fake('dies-mid-answer'))).rejects.toMatchObject({
+      kind: 'serverExited',
+      message: expect.stringMatching(/exit code 134[^]*FATAL: out of memory/),
+    });
+    const client = await ExecServerClient.spawn(fake('dies-mid-line'));
+    try {
+      const session = await client.start({ argv: ['x'], processId: 'p' });
+      await expect(session.wait()).rejects.toMatchObject({
+        kind: 'disconnected',
+        message: expect.stringContaining('the server closed its output in the middle of a message'),
+      });
     } finally {
       await client.close();
     }

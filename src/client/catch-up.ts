@@ -1,6 +1,6 @@
 /**
- * After a resume, what a process session missed while its connection was
- * down: the output chunks come from `process/read` with `afterSeq`; the exit
+ * What a process session missed, after a resume (while its connection was
+ * down) or when its last event came before others: the output chunks come from `process/read` with `afterSeq`; the exit
  * and close events, which a read reports as flags, take the seqs the chunks
  * leave free below `nextSeq` (generation 2 counts them). Seqs that remain
  * unexplained belong to output the server no longer keeps.
@@ -56,7 +56,7 @@ function placeEndEvents(target: CatchUpTarget, result: ReadState): string | unde
     placeExit(target, result, free);
   }
   if (free.length === 0) return undefined;
-  return `output seq ${free[0]}..${free[free.length - 1]} was lost while the connection was down (the server no longer keeps it)`;
+  return `output seq ${free[0]}..${free[free.length - 1]} was lost: it never arrived, and the server no longer keeps it`;
 }
 
 /** The exit takes the one free seq left (the exit may come before the last output, §1d). */

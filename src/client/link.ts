@@ -24,6 +24,8 @@ export const MAX_ANSWER_BYTES = 2 ** 31 - 1; // 2 GiB, less the byte that would 
 const INPUT_ENDED = '$/exec-server/inputEnded';
 const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_ENDED };
 /** Its mark for the server's input closed under it, queued behind what was read by then. */
+const INPUT_CUT = '$/exec-server/inputCut';
+const INPUT_CUT_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_CUT };
 const OUTPUT_CLOSED = '$/exec-server/outputClosed';
 const OUTPUT_CLOSED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: OUTPUT_CLOSED };
 
@@ -85,6 +87,7 @@ export class Link {
       // Without the line (too long to keep, not UTF-8), the reader's error says what it was.
       onInvalidLine: (error, line) => events.invalidLine(line ?? `<${error.message}>`),
       endMessage: INPUT_ENDED_MESSAGE,
+      cutEndMessage: INPUT_CUT_MESSAGE,
       closeOnEnd: true,
       answerPayloads: true,
       preview: (line) => !this.down && events.preview(line),
@@ -92,6 +95,8 @@ export class Link {
     this.connection = createMessageConnection(reader, new LineMessageWriter(output));
     // Answers and notifications that came before the end are handled first (see `endMessage`).
     this.connection.onNotification(INPUT_ENDED, () => this.close('the server closed its output'));
+    // A server that died while writing a line: gone, not lying.
+    this.connection.onNotification(INPUT_CUT, () => this.close('the server closed its output in the middle of a message'));
     this.connection.onNotification(OUTPUT_CLOSED, () => this.close('connection closed'));
     this.connection.onNotification((method, params) => {
       if (!this.down) events.notification(method, params);

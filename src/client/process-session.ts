@@ -101,16 +101,17 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     // The last event came, and some before it have not: read them (the server keeps them), or fail.
     if (event.type === 'closed' && !this.finished && !this.fillingGap) {
       this.fillingGap = true;
-      void this.catchUp((afterSeq) => this.backend.read(this.processId, { afterSeq }));
+      void this.catchUp((afterSeq) => this.backend.read(this.processId, { afterSeq }), 'cannot read the missing output');
     }
   }
 
   /**
-   * After the client resumed its session on a new connection: reads what
-   * this session missed meanwhile (see `catch-up.ts`), so that every event
-   * arrives once, in seq order; fails the session if the server lost some.
+   * After the client resumed its session on a new connection, or when the
+   * last event came before others: reads what this session missed (see
+   * `catch-up.ts`), so that every event arrives once, in seq order; fails
+   * the session (`failure`: how a failed read is introduced) if the server lost some.
    */
-  async catchUp(read: (afterSeq: number) => Promise<ReadResult>): Promise<void> {
+  async catchUp(read: (afterSeq: number) => Promise<ReadResult>, failure = 'cannot catch up after reconnecting'): Promise<void> {
     if (this.finished) return;
     const orderer = this.orderer;
     const session = this;
@@ -130,7 +131,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
       );
       if (lost !== undefined) this.fail(lost);
     } catch (error) {
-      if (!this.finished) this.fail(`cannot catch up after reconnecting: ${(error as Error).message}`);
+      if (!this.finished) this.fail(`${failure}: ${(error as Error).message}`);
     }
   }
 

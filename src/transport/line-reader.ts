@@ -72,6 +72,13 @@ export interface LineReaderOptions {
    */
   holdWhile?: () => boolean;
   /**
+   * A client's reader: the server writes whole lines, so a last line without
+   * its newline that is not JSON was cut off (the server died writing it).
+   * It is no protocol violation: this message is delivered instead of
+   * `endMessage`.
+   */
+  cutEndMessage?: Message;
+  /**
    * A client's reader: large base64 members of answers (`fs/readBlock`'s
    * `chunk`, `fs/readFile`'s `dataBase64`) arrive decoded, as a
    * `Base64Payload` (see `large-line.ts`).
@@ -88,6 +95,10 @@ export class LineMessageReader extends AbstractMessageReader {
   private discardedId: number | string | undefined;
   private callback: DataCallback | undefined;
   private ended = false;
+  /** The input has ended: what is left is a last line without its newline. */
+  private inLastLine = false;
+  /** That last line was cut off (`cutEndMessage`). */
+  private cutOff = false;
   /** Input read but not yet handed on while held (`holdWhile`), and whether it ended meanwhile. */
   private held: Buffer | undefined;
   private endWhileHeld = false;
@@ -244,7 +255,8 @@ export class LineMessageReader extends AbstractMessageReader {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      this.options.onInvalidLine?.(Errors.parseError((error as Error).message), text);
+      if (this.inLastLine && this.options.cutEndMessage) this.cutOff = true;
+      else this.options.onInvalidLine?.(Errors.parseError((error as Error).message), text);
       return;
     }
     const duplicate = mayCarrySandbox(text) ? duplicateKey(text) : undefined;
@@ -259,9 +271,11 @@ export class LineMessageReader extends AbstractMessageReader {
 
   private onInputEnd(): void {
     if (this.ended) return;
+    this.inLastLine = true;
     if (this.discarding || this.pendingBytes > 0) this.finishLine();
     this.ended = true;
-    if (this.options.endMessage) this.callback?.(this.options.endMessage);
+    const end = this.cutOff ? this.options.cutEndMessage : this.options.endMessage;
+    if (end) this.callback?.(end);
     this.options.onEnd?.();
     if (this.options.closeOnEnd) this.fireClose();
   }

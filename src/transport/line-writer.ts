@@ -109,7 +109,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
     this.reusesLines = output instanceof net.Socket || COPIES_WRITES in output;
     output.on('error', (error) => {
       this.closed = true;
-      this.fireError([error, undefined, undefined]);
+      this.fireError(error, undefined, undefined);
     });
     output.on('close', () => {
       this.closed = true;

@@ -71,6 +71,10 @@ const scenarios = {
     send({ id, result: { processId } });
     send({ method: 'process/output', params: { processId, seq: 1, stream: 'stdout', chunk: 5 } });
   },
+  'dies-mid-line'(id, processId) {
+    send({ id, result: { processId } });
+    process.stdout.write(`{"method":"process/output","params":{"processId":"${processId}","seq":1,"stre`, () => process.exit(134));
+  },
   'fractional-seq'(id, processId) {
     // seq counts from 1 in whole numbers: 1.5 is no event of any order.
     send({ id, result: { processId } });
@@ -116,6 +120,11 @@ if (scenario === 'silent-daemon' || scenario === 'deaf-daemon') {
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     const message = JSON.parse(line);
     if (message.id === undefined) return;
+    if (message.method === 'initialize' && scenario === 'dies-mid-answer') {
+      // A crash while writing: a last word on stderr, half a line on stdout.
+      process.stderr.write('FATAL: out of memory\n');
+      return process.stdout.write(`{"id":${message.id},"result":{"sessionId":"ab`, () => process.exit(134));
+    }
     if (message.method === 'initialize')
       return send({ id: message.id, result: scenario === 'bad-initialize' ? 42 : { sessionId: 'fake-session' } });
     if (message.method === 'process/start') return scenarios[scenario.replace(/-lost$/, '')](message.id, message.params.processId);

@@ -61,3 +61,13 @@ describe('LineMessageWriter: payloads', () => {
     ]);
   });
 });
+
+describe('LineMessageWriter: errors', () => {
+  it("hands the output's own error on (its message, not vscode-jsonrpc's 'Reason: unknown')", async () => {
+    const output = new PassThrough();
+    const writer = new LineMessageWriter(output);
+    const seen = new Promise<unknown>((resolve) => writer.onError(([error]) => resolve(error)));
+    output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    expect(await seen).toMatchObject({ message: 'write EPIPE', code: 'EPIPE' });
+  });
+});
