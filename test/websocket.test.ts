@@ -51,11 +51,15 @@ afterAll(async () => {
 });
 
 describe('exec-server --listen ws://', () => {
-  it('answers 401 without the token or with a wrong one, 403 for a foreign Origin, and upgrades otherwise', async () => {
+  it('answers 401 without the token or with a wrong one, 403 for a foreign Origin, and upgrades otherwise; logs refusals, never a token', async () => {
     expect(await upgradeStatus({})).toBe(401);
-    expect(await upgradeStatus({ Authorization: 'Bearer wrong' })).toBe(401);
+    await listener.output(/refused a connection from 127\.0\.0\.1: no token/);
+    expect(await upgradeStatus({ Authorization: 'Bearer not-the-token-9876' })).toBe(401);
+    await listener.output(/refused a connection from 127\.0\.0\.1: wrong token/);
     expect(await upgradeStatus({ Authorization: `Bearer ${TOKEN}`, Origin: 'https://evil.example' })).toBe(403);
+    await listener.output(/refused a connection from 127\.0\.0\.1: Origin "https:\/\/evil\.example" is not allowed/);
     expect(await upgradeStatus({ Authorization: `Bearer ${TOKEN}` })).toBe(101);
+    expect(listener.printed()).not.toMatch(/not-the-token-9876|test-token-1234/);
   });
 
   it('serves a session per connection through the client and executors', async () => {

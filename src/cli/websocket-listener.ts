@@ -113,9 +113,16 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     const status = statusOf(pathOf(request.url));
     if (status !== undefined) return refuse(socket as net.Socket, status, http.STATUS_CODES[status] ?? '');
     const origin = request.headers.origin;
-    if (options.tokenSha256 && !authorized(request.headers.authorization, options.tokenSha256))
+    const from = request.socket.remoteAddress ?? 'unknown';
+    // Refusals are logged (never the token): someone is knocking with the wrong key, or from a page.
+    if (options.tokenSha256 && !authorized(request.headers.authorization, options.tokenSha256)) {
+      options.logger.warn(`refused a connection from ${from}: ${request.headers.authorization ? 'wrong token' : 'no token'}`);
       return refuse(socket as net.Socket, 401, 'Unauthorized');
-    if (origin !== undefined && !options.allowedOrigins.includes(origin)) return refuse(socket as net.Socket, 403, 'Forbidden');
+    }
+    if (origin !== undefined && !options.allowedOrigins.includes(origin)) {
+      options.logger.warn(`refused a connection from ${from}: Origin ${JSON.stringify(origin)} is not allowed`);
+      return refuse(socket as net.Socket, 403, 'Forbidden');
+    }
     wss.handleUpgrade(request, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on('pong', () => alive.set(ws, true));
@@ -131,7 +138,7 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
       connections.set(ws, server);
       ws.once('close', () => connections.delete(ws));
       void server.done.then(() => ws.close(1000));
-      options.logger.info(`connection from ${request.socket.remoteAddress ?? 'unknown'}`);
+      options.logger.info(`connection from ${from}`);
     });
   });
   await new Promise<void>((resolve, reject) => {
