@@ -126,6 +126,13 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     }
   });
 
+  it("keeps the dynamic loader's variables from perl, which installs the filter: code they name runs only after it", async () => {
+    // LD_DEBUG shows which programs the loader started with them: a preloaded library would run in the same ones.
+    const output = await sandboxed(freshWorkspace(), 'exec /bin/true', { ...BASE_ENV, LD_DEBUG: 'libs' });
+    expect(output).toMatch(/initialize program: \S*bash/);
+    expect(output).not.toMatch(/initialize program: \S*perl/);
+  });
+
   it('keeps missing protected paths from being created, and leaves nothing behind', async () => {
     const workspace = freshWorkspace();
     const output = await sandboxed(

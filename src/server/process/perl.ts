@@ -21,8 +21,18 @@ const PERL_START: Record<(typeof PERL_OWN)[number], string | undefined> = {
 };
 
 /**
+ * The dynamic loader's variables (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`
+ * …) and glibc's module path: code they name would run in perl itself, before
+ * the seccomp filter is in place (a preloaded library could reach a host Unix
+ * socket from a sandbox that cuts the network). perl starts without them and
+ * sets them for the program only.
+ */
+const isDeferred = (name: string) => name.startsWith('LD_') || name === 'GCONV_PATH';
+
+/**
  * Arguments: the variables of PERL_OWN as the child must see them (`=value`,
- * or empty for unset), then `$above`: below 0, close nothing, else every
+ * or empty for unset), the number of deferred variables and their names and
+ * values (`isDeferred`), then `$above`: below 0, close nothing, else every
  * descriptor above it, each through a handle perl opens on it (loading
  * POSIX for its `close` took several times longer than perl takes to start),
  * then a seccomp filter to install (`sandbox/seccomp.ts`) or empty.
@@ -30,6 +40,8 @@ const PERL_START: Record<(typeof PERL_OWN)[number], string | undefined> = {
 const CLOSE_AND_EXEC = `for my $name (${PERL_OWN.map((name) => `'${name}'`).join(', ')}) {
   my $was = shift; if ($was eq '') { delete $ENV{$name} } else { $ENV{$name} = substr($was, 1) }
 }
+my $deferred = shift;
+for (1 .. $deferred) { my $name = shift; $ENV{$name} = shift }
 my $above = shift;
 if ($above >= 0 && opendir(my $dir, '/proc/self/fd')) {
   my @fds = grep { /^\\d+$/ && $_ > $above && $_ != fileno($dir) } readdir $dir;
@@ -78,13 +90,18 @@ export function perlExec(
   if (!perl) return undefined;
   // No prototype: a variable named `__proto__` is a member like any other.
   const perlEnv: Record<string, string> = Object.create(null);
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) perlEnv[name] = value;
+  const deferred: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (isDeferred(name)) deferred.push(name, value);
+    else perlEnv[name] = value;
+  }
   const restore = PERL_OWN.map((name) => (env[name] === undefined ? '' : `=${env[name]}`));
   for (const name of PERL_OWN) {
     const value = PERL_START[name];
     if (value === undefined) delete perlEnv[name];
     else perlEnv[name] = value;
   }
-  const prelude = [...restore, String(closeAbove ?? -1), seccompFilter ?? ''];
+  const prelude = [...restore, String(deferred.length / 2), ...deferred, String(closeAbove ?? -1), seccompFilter ?? ''];
   return { file: perl, args: ['-e', CLOSE_AND_EXEC, '--', ...prelude, file, argv0, ...args], env: perlEnv };
 }

@@ -36,6 +36,13 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl') && !fs.existsSync('/bin/perl'))(
     expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, 3)!)).toBe('fd 3 open\nfd 4 closed\nargv0 named\n');
   });
 
+  it("starts perl without the dynamic loader's variables, and sets them for the program", () => {
+    const env = { ...ENV, LD_LIBRARY_PATH: '/nonexistent/lib', GCONV_PATH: '/nonexistent/gconv', LD_EMPTY: '' };
+    const command = perlExec('/bin/sh', 'sh', ['-c', 'echo "$LD_LIBRARY_PATH|$GCONV_PATH|$PATH"; env | grep -c "^LD_EMPTY=$"'], env, 2)!;
+    expect(Object.keys(command.env).filter((name) => name.startsWith('LD_') || name === 'GCONV_PATH')).toEqual([]);
+    expect(run(command)).toBe('/nonexistent/lib|/nonexistent/gconv|/usr/bin:/bin\n1\n');
+  });
+
   it('is clean under strict and warnings', () => {
     for (const closeAbove of [undefined, 2]) {
       expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, closeAbove)!, ['-Mstrict', '-w'])).toContain('argv0 named\n');
