@@ -1,9 +1,10 @@
 /**
  * What a process session missed, after a resume (while its connection was
- * down) or when its last event came before others: the output chunks come from `process/read` with `afterSeq`; the exit
- * and close events, which a read reports as flags, take the seqs the chunks
- * leave free below `nextSeq` (generation 2 counts them). Seqs that remain
- * unexplained belong to output the server no longer keeps.
+ * down) or when its last event came before others: the output chunks come
+ * from `process/read` with `afterSeq`; the exit and close events, which a
+ * read reports as flags, take the seqs the chunks leave free below `nextSeq`
+ * (generation 2 counts them). Seqs that remain unexplained belong to output
+ * the server no longer keeps.
  */
 import type { OutputStream } from '../protocol/types.js';
 

@@ -23,9 +23,10 @@ export const MAX_ANSWER_BYTES = 2 ** 31 - 1; // 2 GiB, less the byte that would 
 /** The reader's mark for the end of the server's output, queued behind what came before it. */
 const INPUT_ENDED = '$/exec-server/inputEnded';
 const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_ENDED };
-/** Its mark for the server's input closed under it, queued behind what was read by then. */
+/** The mark for an input that ended in the middle of a line (`cutEndMessage`). */
 const INPUT_CUT = '$/exec-server/inputCut';
 const INPUT_CUT_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_CUT };
+/** Its mark for the server's input closed under it, queued behind what was read by then. */
 const OUTPUT_CLOSED = '$/exec-server/outputClosed';
 const OUTPUT_CLOSED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: OUTPUT_CLOSED };
 

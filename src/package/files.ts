@@ -1,8 +1,8 @@
 /**
  * Files shipped in the package beside the code (the spawner's perl, the
- * confined fs helper, package.json), and the code a server runs, found from the package root, so that
- * the same code works from tsc's output, from the bundled CLI and from the
- * sources under test.
+ * confined fs helper, package.json), and the code a server runs, found from
+ * the package root, so that the same code works from tsc's output, from the
+ * bundled CLI and from the sources under test.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
