@@ -164,13 +164,18 @@ describe('streamed HTTP bodies under a slow client', () => {
     const server = await startServer('never');
     server.keepOutput = true;
     await server.request('http/request', { method: 'GET', url: `${base}/flood`, requestId: 'flood', streamResponse: true });
-    server.child.stdout.pause(); // the client stops reading mid-flood: the server becomes congested
     const ids = ['s1', 's2', 's3', 's4'];
+    // Read while the client still reads: a congested server reads no more requests until its client
+    // catches up (input-hold.ts), so requests sent while it stalls would wait in the pipe.
     const answers = ids.map((requestId, i) =>
       server.call('http/request', { method: 'GET', url: `${base}/t${i}`, requestId, streamResponse: true }),
     );
     await headsHeld(4); // every request is in flight, its head not yet answered
-    server.child.stdout.resume(); // the client catches up: the server resumes its streams
+    // The client stops reading mid-flood for a while (the scenario, not a wait for anything): the
+    // server becomes congested and holds its streams; then the client catches up and they resume.
+    server.child.stdout.pause();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.stdout.resume();
     await server.waitFor((m) => m.method === 'http/request/bodyDelta' && m.params.requestId === 'flood' && m.params.done);
     for (const release of heldHeads.splice(0)) release();
     for (const answer of await Promise.all(answers)) expect(answer.result?.status).toBe(200);

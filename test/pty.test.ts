@@ -104,6 +104,18 @@ describe('PTY processes (§3.8)', () => {
     expect(server.notifications(processId).find((m) => m.method === 'process/exited')!.params.exitCode).toBe(0);
   });
 
+  it("starts with the reference's terminal settings: the byte 0xFF is data, not the end of a line", async () => {
+    const { output } = await runTty(['stty', '-g']);
+    expect(output).toMatch(/^500:5:bf:8a3b:3:1c:7f:15:4:0:1:0:11:13:1a:0:12:f:17:16:0:0(:0)*\r\n$/);
+    const processId = id();
+    await startTty(processId, ['sh', '-c', 'stty -echo; echo ready; dd bs=100 count=1 2>/dev/null | od -An -c']);
+    await server.waitFor(() => server.output(processId).toString().includes('ready'));
+    await server.request('process/write', { processId, chunk: Buffer.from('ab\xffcd\n', 'latin1').toString('base64') });
+    await server.waitClosed(processId);
+    // node-pty's own settings made 0xFF an end of line: dd got `a b 377` alone.
+    expect(server.output(processId).toString().replace(/\s+/g, ' ')).toContain('a b 377 c d \\n');
+  });
+
   it('sets no TERM, adds SHELL in name order (as the reference), and reports signal deaths as exit code 1', async () => {
     const { output } = await runTty(['/usr/bin/env'], { env: { Z: '1', A: '1' } });
     expect(output).not.toContain('TERM=');

@@ -66,7 +66,7 @@ export class Guardian {
     const file = path.join(os.tmpdir(), `exec-server-guardian-${process.pid}-${randomUuid()}`);
     try {
       this.registry = fs.openSync(file, 'wx+', 0o600);
-      const viaPerl = closeDescriptors ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], process.env, 3) : undefined;
+      const viaPerl = closeDescriptors ? perlExec('/bin/sh', 'sh', ['-c', SCRIPT], process.env, { closeAbove: 3 }) : undefined;
       const { file: program, args, env } = viaPerl ?? { file: '/bin/sh', args: ['-c', SCRIPT], env: process.env };
       const child = spawn(program, args, { env, detached: true, stdio: ['pipe', 'ignore', 'ignore', this.registry] });
       child.on('error', () => undefined);

@@ -30,9 +30,26 @@ const PERL_START: Record<(typeof PERL_OWN)[number], string | undefined> = {
 const isDeferred = (name: string) => name.startsWith('LD_') || name === 'GCONV_PATH';
 
 /**
+ * A new PTY's settings as the reference's (PROTOCOL.md §3.8, Linux's): node-pty
+ * sets `brkint ixany imaxbel hupcl` and 0xFF for `eol` and `eol2`, which
+ * on Linux (where 0, not 0xFF, disables a character) made the byte 0xFF end a
+ * line. perl reads the kernel's `struct termios` (TCGETS: four flag words, the
+ * line discipline, 19 characters), clears those and writes it back (TCSETS).
+ * The numbers are asm-generic's, which x86-64 and arm64 share.
+ */
+const TCGETS = 0x5401;
+const TCSETS = 0x5402;
+const CLEARED_INPUT_FLAGS = 0x2 | 0x800 | 0x2000; // BRKINT, IXANY, IMAXBEL
+const HUPCL = 0x400;
+const VEOL = 11;
+const VEOL2 = 16;
+const TERMIOS_ARCHES = new Set(['x64', 'arm64']);
+
+/**
  * Arguments: the variables of PERL_OWN as the child must see them (`=value`,
  * or empty for unset), the number of deferred variables and their names and
- * values (`isDeferred`), then `$above`: below 0, close nothing, else every
+ * values (`isDeferred`), whether to set the terminal's defaults (non-empty),
+ * then `$above`: below 0, close nothing, else every
  * descriptor above it, each through a handle perl opens on it (loading
  * POSIX for its `close` took several times longer than perl takes to start),
  * then a seccomp filter to install (`sandbox/seccomp.ts`) or empty.
@@ -42,6 +59,15 @@ const CLOSE_AND_EXEC = `for my $name (${PERL_OWN.map((name) => `'${name}'`).join
 }
 my $deferred = shift;
 for (1 .. $deferred) { my $name = shift; $ENV{$name} = shift }
+if (shift ne '') {
+  my $termios = "\\0" x 64;
+  if (ioctl(STDIN, ${TCGETS}, $termios)) {
+    my ($in, $out, $control, $local, $line, @chars) = unpack('L4 C C19', $termios);
+    $in &= ~${CLEARED_INPUT_FLAGS}; $control &= ~${HUPCL};
+    $chars[${VEOL}] = 0; $chars[${VEOL2}] = 0;
+    ioctl(STDIN, ${TCSETS}, pack('L4 C C19', $in, $out, $control, $local, $line, @chars));
+  }
+}
 my $above = shift;
 if ($above >= 0 && opendir(my $dir, '/proc/self/fd')) {
   my @fds = grep { /^\\d+$/ && $_ > $above && $_ != fileno($dir) } readdir $dir;
@@ -71,20 +97,26 @@ export interface PerlCommand {
   env: Record<string, string>;
 }
 
+export interface PerlOptions {
+  /** Close every descriptor above this one (none when undefined). Linux: listed from /proc/self/fd. */
+  closeAbove?: number;
+  /** The seccomp filter to install (`sandbox/seccomp.ts`), or none. */
+  seccompFilter?: string;
+  /** stdin is a new PTY's slave: give it the terminal settings of the reference's PTYs (`TERMINAL_DEFAULTS`). */
+  terminalDefaults?: boolean;
+}
+
 /**
  * The command that runs `file` with `argv0` as its argv[0], `args` after it
- * and `env` as its environment, having closed every descriptor above
- * `closeAbove` (none when undefined) and installed `seccompFilter` (none
- * when undefined); undefined when perl is not installed.
- * Linux: the descriptors are listed from /proc/self/fd.
+ * and `env` as its environment, having done what `options` ask first;
+ * undefined when perl is not installed.
  */
 export function perlExec(
   file: string,
   argv0: string,
   args: string[],
   env: Record<string, string | undefined>,
-  closeAbove?: number,
-  seccompFilter?: string,
+  { closeAbove, seccompFilter, terminalDefaults = false }: PerlOptions = {},
 ): PerlCommand | undefined {
   const perl = findPerl();
   if (!perl) return undefined;
@@ -102,6 +134,7 @@ export function perlExec(
     if (value === undefined) delete perlEnv[name];
     else perlEnv[name] = value;
   }
-  const prelude = [...restore, String(deferred.length / 2), ...deferred, String(closeAbove ?? -1), seccompFilter ?? ''];
+  const terminal = terminalDefaults && TERMIOS_ARCHES.has(process.arch) ? '1' : '';
+  const prelude = [...restore, String(deferred.length / 2), ...deferred, terminal, String(closeAbove ?? -1), seccompFilter ?? ''];
   return { file: perl, args: ['-e', CLOSE_AND_EXEC, '--', ...prelude, file, argv0, ...args], env: perlEnv };
 }

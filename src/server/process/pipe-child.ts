@@ -29,7 +29,7 @@ import { SpawnerUnavailable, type SpawnedChild } from './spawner.js';
  * Otherwise the child is spawned directly.
  */
 function execPlan(request: SpawnRequest, closeDescriptors: boolean): ExecPlan {
-  const viaPerl = closeDescriptors ? perlExec(request.file, request.argv0, request.args, request.env, 2) : undefined;
+  const viaPerl = closeDescriptors ? perlExec(request.file, request.argv0, request.args, request.env, { closeAbove: 2 }) : undefined;
   return viaPerl ? { ...viaPerl, argv0: 'perl' } : { file: request.file, args: request.args, argv0: request.argv0, env: request.env };
 }
 

@@ -269,18 +269,17 @@ function openSlave(name: string): number | undefined {
 
 /**
  * node-pty's fork runs `execvp(file, [file, ...args])`, so argv[0] is the
- * program name; and where `close_range` is missing it marks close-on-exec
- * only the descriptors up to the first gap after 15. To show a different
- * argv[0] (`arg0`), or to close descriptors it could miss (other PTYs'
- * masters, a host's), exec through perl, which does both without touching
- * the environment.
+ * program name; where `close_range` is missing it marks close-on-exec only
+ * the descriptors up to the first gap after 15; and it gives the terminal
+ * settings of its own. Every PTY child execs through perl, which shows a
+ * different argv[0] (`arg0`), closes descriptors node-pty could miss (other
+ * PTYs' masters, a host's) and sets the reference's terminal settings,
+ * without touching the environment. Without perl, only `arg0` is refused.
  */
 function execPlan(request: SpawnRequest, closeDescriptors: boolean): { file: string; args: string[]; env: Record<string, string> } {
-  const named = request.argv0 === request.program;
-  const direct = { file: request.program, args: request.args, env: request.env };
-  if (named && !closeDescriptors) return direct;
-  const viaPerl = perlExec(request.file, request.argv0, request.args, request.env, closeDescriptors ? 2 : undefined);
+  const closeAbove = closeDescriptors ? 2 : undefined;
+  const viaPerl = perlExec(request.file, request.argv0, request.args, request.env, { closeAbove, terminalDefaults: true });
   if (viaPerl) return viaPerl;
-  if (named) return direct;
+  if (request.argv0 === request.program) return { file: request.program, args: request.args, env: request.env };
   throw spawnError(systemError('ENOENT'));
 }

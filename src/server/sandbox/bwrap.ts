@@ -92,7 +92,7 @@ export function confined(request: SpawnRequest, confinement: Confinement, bwrap:
   const filter = confinement.noNetwork ? networkFilter() : undefined;
   if (confinement.noNetwork && !filter) throw Errors.sandboxUnenforceable(`a restricted network on ${process.arch}`);
   const needsPerl = request.argv0 !== request.program || filter !== undefined;
-  const viaPerl = needsPerl ? perlExec(request.file, request.argv0, request.args, request.env, undefined, filter) : undefined;
+  const viaPerl = needsPerl ? perlExec(request.file, request.argv0, request.args, request.env, { seccompFilter: filter }) : undefined;
   if (needsPerl && !viaPerl) throw Errors.sandboxUnenforceable('a restricted network or an arg0 without perl');
   const inner = viaPerl ? [viaPerl.file, ...viaPerl.args] : [request.file, ...request.args];
   const args = [...bwrapArgs(confinement, request.cwd, tty, viaPerl?.env ?? request.env), ...inner];

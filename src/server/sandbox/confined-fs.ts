@@ -57,7 +57,7 @@ export class FsSandbox {
     const args = [...bwrapArgs(held.confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     this.runtime.prepare();
     return new Promise<T>((resolve, reject) => {
-      const viaPerl = this.runtime.childrenCloseDescriptors() ? perlExec(bwrap, bwrap, args, {}, 2) : undefined;
+      const viaPerl = this.runtime.childrenCloseDescriptors() ? perlExec(bwrap, bwrap, args, {}, { closeAbove: 2 }) : undefined;
       const command = viaPerl ?? { file: bwrap, args, env: {} };
       const child = spawn(command.file, command.args, { stdio: ['pipe', 'pipe', 'pipe'], env: command.env });
       this.helpers.add(child);

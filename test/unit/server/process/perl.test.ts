@@ -32,20 +32,22 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl') && !fs.existsSync('/bin/perl'))(
   });
 
   it('closes every descriptor above the one it is given, read-only and write-only, before the program runs', () => {
-    expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, 2)!)).toBe('fd 3 closed\nfd 4 closed\nargv0 named\n');
-    expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, 3)!)).toBe('fd 3 open\nfd 4 closed\nargv0 named\n');
+    expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, { closeAbove: 2 })!)).toBe('fd 3 closed\nfd 4 closed\nargv0 named\n');
+    expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, { closeAbove: 3 })!)).toBe('fd 3 open\nfd 4 closed\nargv0 named\n');
   });
 
   it("starts perl without the dynamic loader's variables, and sets them for the program", () => {
     const env = { ...ENV, LD_LIBRARY_PATH: '/nonexistent/lib', GCONV_PATH: '/nonexistent/gconv', LD_EMPTY: '' };
-    const command = perlExec('/bin/sh', 'sh', ['-c', 'echo "$LD_LIBRARY_PATH|$GCONV_PATH|$PATH"; env | grep -c "^LD_EMPTY=$"'], env, 2)!;
+    const command = perlExec('/bin/sh', 'sh', ['-c', 'echo "$LD_LIBRARY_PATH|$GCONV_PATH|$PATH"; env | grep -c "^LD_EMPTY=$"'], env, {
+      closeAbove: 2,
+    })!;
     expect(Object.keys(command.env).filter((name) => name.startsWith('LD_') || name === 'GCONV_PATH')).toEqual([]);
     expect(run(command)).toBe('/nonexistent/lib|/nonexistent/gconv|/usr/bin:/bin\n1\n');
   });
 
   it('is clean under strict and warnings', () => {
     for (const closeAbove of [undefined, 2]) {
-      expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, closeAbove)!, ['-Mstrict', '-w'])).toContain('argv0 named\n');
+      expect(run(perlExec('/bin/sh', 'named', PROBE, ENV, { closeAbove })!, ['-Mstrict', '-w'])).toContain('argv0 named\n');
     }
   });
 
@@ -59,7 +61,7 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl') && !fs.existsSync('/bin/perl'))(
       PERL_HASH_SEED_DEBUG: '1',
     };
     const show = ['-c', 'echo "$PERL5OPT|${PERL_BADLANG-unset}|${PERL_SKIP_LOCALE_INIT-unset}|$PERL_HASH_SEED_DEBUG|$LANG"'];
-    expect(run(perlExec('/bin/sh', 'sh', show, env, 2)!)).toBe('-Mstrict -T|1|unset|1|xx_XX.UTF-8\n');
+    expect(run(perlExec('/bin/sh', 'sh', show, env, { closeAbove: 2 })!)).toBe('-Mstrict -T|1|unset|1|xx_XX.UTF-8\n');
     expect(run(perlExec('/bin/sh', 'sh', show, { ...ENV, PERL_SKIP_LOCALE_INIT: '' })!)).toBe('|unset|||\n');
   });
 
