@@ -180,6 +180,17 @@ describe('processes in generation 2', () => {
     }
   });
 
+  it("answers a PTY program's cursor position, status and size queries and takes them out of its output; generation 1 passes them on", async () => {
+    // The answers come back on the terminal's input: the program reads them (as a TUI asking where its cursor is).
+    const script =
+      'printf "A\\033[6nB"; IFS= read -r -s -t 2 -d R x; printf "\\033[18t"; IFS= read -r -s -t 2 -d t y; printf "[%q|%q]" "$x" "$y"';
+    const askAndShow = ['bash', '-c', script];
+    const answered = await (await generation2()).runToClose('queries', askAndShow, { tty: true, size: { rows: 30, cols: 100 } });
+    expect(answered.output).toBe("AB[$'\\E[1;1'|$'\\E[8;30;100']");
+    const passedOn = await (await started()).runToClose('queries1', ['printf', 'A\\033[6nB'], { tty: true });
+    expect(passedOn.output).toBe('A\x1b[6nB');
+  });
+
   it('applies a repeated writeId once, answers it accepted, and refuses an empty one', async () => {
     const server = await generation2();
     await server.start('w', ['cat'], { pipeStdin: true });

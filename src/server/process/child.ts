@@ -28,6 +28,8 @@ export interface SpawnRequest {
   env: Record<string, string>;
   pipeStdin: boolean;
   size: { rows: number; cols: number };
+  /** On a PTY: answer the terminal's status queries, as the reference does for generation 2 (`terminal-queries.ts`). */
+  answerTerminalQueries?: boolean;
 }
 
 export interface Child {

@@ -143,6 +143,7 @@ export class ProcessManager {
         env: childEnv,
         pipeStdin: params.pipeStdin === true,
         size: params.size ?? DEFAULT_SIZE,
+        answerTerminalQueries: tty && generation2,
       };
     } catch (error) {
       throw spawnError(error);

@@ -29,6 +29,7 @@ import { killSession, signalChild } from './kill.js';
 import { OutputBatch } from './output-batch.js';
 import { READ_BUFFER } from './output-pipe.js';
 import { perlExec } from './perl.js';
+import { TerminalQueries } from './terminal-queries.js';
 import type { ProcessRuntime, PtyMasters } from './runtime.js';
 
 interface NativePty {
@@ -73,14 +74,25 @@ export class PtyChild implements Child {
   private drainTimer: NodeJS.Timeout | undefined;
   private inputEnded = false;
   private readonly batch: OutputBatch;
+  /** Answers the terminal's status queries (generation 2, as the reference), or undefined. */
+  private readonly queries: TerminalQueries | undefined;
+  private size: { rows: number; cols: number };
 
   private constructor(
     forked: { fd: number; pid: number; pty: string },
     private readonly events: ChildEvents,
     private readonly masters: PtyMasters,
     outputSlabs: BufferPool,
+    request: SpawnRequest,
   ) {
     this.pid = forked.pid;
+    this.size = request.size;
+    this.queries = request.answerTerminalQueries
+      ? new TerminalQueries(
+          (answer) => this.write(answer),
+          () => this.size,
+        )
+      : undefined;
     this.masterFd = forked.fd;
     this.batch = new OutputBatch((bytes) => events.output('pty', bytes), outputSlabs);
     masters.add(forked.fd);
@@ -106,7 +118,7 @@ export class PtyChild implements Child {
     };
     try {
       const forked = native().fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
-      self = new PtyChild(forked, events, runtime.ptyMasters, runtime.outputSlabs);
+      self = new PtyChild(forked, events, runtime.ptyMasters, runtime.outputSlabs, request);
     } catch (error) {
       throw spawnError(error);
     }
@@ -131,6 +143,7 @@ export class PtyChild implements Child {
     if (this.finished || this.exitCode !== undefined) return;
     try {
       native().resize(this.masterFd, cols, rows, 0, 0);
+      this.size = { rows, cols };
     } catch {
       // The terminal went away between our check and the ioctl: nothing to resize.
     }
@@ -160,8 +173,9 @@ export class PtyChild implements Child {
     killSession(this.pid, this.exitCode === undefined);
   }
 
-  private onData(bytes: Buffer): void {
+  private onData(read: Buffer): void {
     if (this.finished) return;
+    const bytes = this.queries ? this.queries.filter(read) : read;
     if (!this.drain) {
       this.batch.add(bytes);
       return;
@@ -217,6 +231,8 @@ export class PtyChild implements Child {
     if (this.exitCode === undefined) return; // wait for the exit status
     this.finished = true;
     this.clearDrainTimer();
+    const held = this.queries?.flush();
+    if (held && held.length > 0) this.batch.add(held);
     this.batch.flush();
     this.closeSlave();
     this.reader.destroy();
