@@ -163,6 +163,23 @@ describe('fs/watchMissing', () => {
       { watchId: 14 },
     ]);
   });
+
+  it('takes at most 64 missing paths, and at most 64 directories on the way, as the reference bounds a watch', async () => {
+    const names = (count: number, name: (i: number) => string) => Array.from({ length: count }, (_, i) => name(i));
+    // The directories on the way to <dir>/dN/x: `/`, each of root's, the scenario's own, then dN.
+    const widest = 64 - 2 - root.split('/').filter(Boolean).length;
+    expect(
+      await scenario(
+        names(widest + 1, (i) => `d${i}/keep`),
+        [
+          ['watch', 1, names(64, (i) => `m${i}`)],
+          ['watch', 2, names(65, (i) => `m${i}`)],
+          ['watch', 3, names(widest, (i) => `d${i}/x`)],
+          ['watch', 4, names(widest + 1, (i) => `d${i}/x`)],
+        ],
+      ),
+    ).toEqual([{ watching: true }, { watching: false }, { watching: true }, { watching: false }]);
+  });
 });
 
 describe('fs/watchMissing on file systems whose changes a watch may miss', () => {

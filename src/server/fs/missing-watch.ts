@@ -15,7 +15,8 @@
  * permission on the way), as the reference refuses it.
  *
  * Each directory on the way is watched (inotify by `fs.watch`) for the one
- * name that matters there.
+ * name that matters there. As there, a watch of more than 64 `missing`
+ * paths, or through more than 64 directories, is not taken (false).
  */
 import fs, { type FSWatcher } from 'node:fs';
 import { errnoCode, fsError } from '../os-error.js';
@@ -107,45 +108,61 @@ function refused(missing: string[], present: string | undefined): boolean {
   return [...missing, ...(present === undefined ? [] : [present])].some((target) => refusedPath(target, seen));
 }
 
+/**
+ * The reference's bounds on one watch: more `missing` paths, or more
+ * directories to watch on the way to them, and it answers false.
+ */
+const MAX_MISSING_PATHS = 64;
+const MAX_WATCHED_DIRECTORIES = 64;
+
+/**
+ * What to watch for `missing` and `present`: every directory on the way to
+ * each path, for the next name on it, down to the first that is missing (or
+ * to `present` itself); and, for each missing path, that first missing one,
+ * whose appearance fires.
+ */
+function plan(missing: string[], present: string | undefined): { names: Map<string, Set<string>>; awaited: string[] } {
+  const names = new Map<string, Set<string>>();
+  const add = (dir: string, name: string) => names.set(dir, (names.get(dir) ?? new Set()).add(name));
+  const walk = (target: string): string => {
+    let dir = '/';
+    for (const name of target.split('/').filter(Boolean)) {
+      add(dir, name);
+      const next = dir === '/' ? `/${name}` : `${dir}/${name}`; // no path.join: it rescans the whole path
+      if (!exists(next)) return next;
+      dir = next;
+    }
+    return dir;
+  };
+  const awaited = missing.map(walk);
+  if (present) walk(present);
+  return { names, awaited };
+}
+
 class ActiveWatch {
   private watchers: FSWatcher[] = [];
-  /** For each missing path, the first of its components that is missing: its appearance fires. */
-  private awaited: string[] = [];
   private fired = false;
 
   constructor(
     private readonly watchId: number,
-    private readonly missing: string[],
+    /** For each missing path, the first of its components that is missing: its appearance fires. */
+    private readonly awaited: string[],
     private readonly present: string | undefined,
     private readonly notify: (watchId: number) => void,
+    names: Map<string, Set<string>>,
   ) {
-    this.watch();
+    this.watch(names);
     // It may have changed while the watchers were being set up; checked after the answer goes out.
     setImmediate(() => this.check());
   }
 
   /**
-   * Watches every directory on the way to each path for the next name on
-   * it, down to the first that is missing (or to `present` itself): any
-   * change to one of those names (made, removed, moved, written, its
-   * attributes changed) fires, as the reference's watch of each directory
-   * on the way does; a change to anything else in those directories does not.
+   * Any change to one of the watched names (made, removed, moved, written,
+   * its attributes changed) fires, as the reference's watch of each
+   * directory on the way does; a change to anything else in those
+   * directories does not.
    */
-  private watch(): void {
-    const names = new Map<string, Set<string>>();
-    const add = (dir: string, name: string) => names.set(dir, (names.get(dir) ?? new Set()).add(name));
-    const walk = (target: string): string => {
-      let dir = '/';
-      for (const name of target.split('/').filter(Boolean)) {
-        add(dir, name);
-        const next = dir === '/' ? `/${name}` : `${dir}/${name}`; // no path.join: it rescans the whole path
-        if (!exists(next)) return next;
-        dir = next;
-      }
-      return dir;
-    };
-    this.awaited = this.missing.map(walk);
-    if (this.present) walk(this.present);
+  private watch(names: Map<string, Set<string>>): void {
     try {
       for (const [dir, watched] of names) {
         const watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
@@ -193,9 +210,11 @@ export class MissingWatches {
     if (watchId <= this.mark) return { watching: false };
     this.mark = watchId;
     this.close();
-    if (refused(missing, present)) return { watching: false };
+    if (missing.length > MAX_MISSING_PATHS || refused(missing, present)) return { watching: false };
+    const { names, awaited } = plan(missing, present);
+    if (names.size > MAX_WATCHED_DIRECTORIES) return { watching: false };
     try {
-      this.current = new ActiveWatch(watchId, missing, present, this.notify);
+      this.current = new ActiveWatch(watchId, awaited, present, this.notify, names);
     } catch {
       return { watching: false }; // a directory it cannot watch (no permission): not watching, as the reference answers
     }
