@@ -151,15 +151,17 @@ describe('a server that breaks the sequence or the protocol', () => {
       kind: 'serverExited',
       message: expect.stringMatching(/exit code 134[\s\S]*FATAL: out of memory/),
     });
-    const client = await ExecServerClient.spawn(fake('dies-mid-line'));
-    try {
-      const session = await client.start({ argv: ['x'], processId: 'p' });
-      await expect(session.wait()).rejects.toMatchObject({
-        kind: 'disconnected',
-        message: expect.stringContaining('the server closed its output in the middle of a message'),
-      });
-    } finally {
-      await client.close();
+    for (const scenario of ['dies-mid-line', 'dies-mid-character']) {
+      const client = await ExecServerClient.spawn(fake(scenario));
+      try {
+        const session = await client.start({ argv: ['x'], processId: 'p' });
+        await expect(session.wait()).rejects.toMatchObject({
+          kind: 'disconnected',
+          message: expect.stringContaining('the server closed its output in the middle of a message'),
+        });
+      } finally {
+        await client.close();
+      }
     }
   });
 

@@ -4,6 +4,7 @@
  * message per text frame, and a dropped connection ending its processes.
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -151,6 +152,12 @@ describe('exec-server --listen ws://', () => {
     expect(await upgradeStatus({}, '/readyz')).toBe(200);
     expect(await upgradeStatus(auth, '/?client=x')).toBe(101);
     for (const path of ['/x', '//', '/readyz/']) expect(await upgradeStatus(auth, path)).toBe(404);
+    // An absolute-form target (as a proxy sends it) names the same paths.
+    const absolute = await new Promise<number>((resolve) => {
+      const target = url.replace('ws:', 'http:');
+      http.get(target, { path: `${target}/readyz` }, (response) => resolve(response.resume().statusCode ?? 0));
+    });
+    expect(absolute).toBe(200);
     const get = async (path: string) => (await fetch(url.replace('ws:', 'http:') + path)).status;
     expect(await get('/readyz')).toBe(200);
     expect(await get('/')).toBe(426);

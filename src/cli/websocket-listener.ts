@@ -56,8 +56,8 @@ function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(token).digest(), tokenSha256);
 }
 
-/** A request's path, without its query. */
-const pathOf = (url = '/') => url.replace(/\?.*/s, '');
+/** A request's path, without its query (also from an absolute-form target, `GET http://host/path`). */
+const pathOf = (url = '/') => (url.startsWith('/') ? url : URL.canParse(url) ? new URL(url).pathname : url).replace(/\?.*/s, '');
 
 /**
  * As Codex's listener: `/readyz` answers 200 to anyone (a readiness probe

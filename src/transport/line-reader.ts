@@ -195,7 +195,7 @@ export class LineMessageReader extends AbstractMessageReader {
       // An answer too long to take fails its own request; anything else is not a message at all.
       const error = this.discardedId === undefined ? undefined : Errors.answerTooLong(this.maxLineBytes).toJSON();
       if (error) this.callback?.({ id: this.discardedId, error } as unknown as Message);
-      else this.options.onInvalidLine?.(Errors.lineTooLong(this.maxLineBytes), undefined);
+      else this.invalid(Errors.lineTooLong(this.maxLineBytes), undefined);
       return;
     }
     if (this.pendingBytes >= LARGE_LINE_BYTES && this.takeLargeLine()) return;
@@ -236,7 +236,7 @@ export class LineMessageReader extends AbstractMessageReader {
     if (bytes === undefined || bytes.length === 0 || this.options.preview?.(bytes)) return undefined;
     // isUtf8 (simdutf) then toString is several times faster than a fatal TextDecoder.
     if (!isUtf8(bytes)) {
-      this.options.onInvalidLine?.(Errors.parseError('invalid UTF-8'), undefined);
+      this.invalid(Errors.parseError('invalid UTF-8'), undefined);
       return undefined;
     }
     try {
@@ -255,8 +255,7 @@ export class LineMessageReader extends AbstractMessageReader {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (this.inLastLine && this.options.cutEndMessage) this.cutOff = true;
-      else this.options.onInvalidLine?.(Errors.parseError((error as Error).message), text);
+      this.invalid(Errors.parseError((error as Error).message), text);
       return;
     }
     const duplicate = mayCarrySandbox(text) ? duplicateKey(text) : undefined;
@@ -267,6 +266,12 @@ export class LineMessageReader extends AbstractMessageReader {
     const classified = classify(value);
     if (classified.ok) this.callback?.(classified.message);
     else this.options.onInvalidLine?.(classified.error, text);
+  }
+
+  /** A line that is no message: reported, unless it is a last line cut off (`cutEndMessage`), cut anywhere. */
+  private invalid(error: ProtocolError, line: string | undefined): void {
+    if (this.inLastLine && this.options.cutEndMessage) this.cutOff = true;
+    else this.options.onInvalidLine?.(error, line);
   }
 
   private onInputEnd(): void {

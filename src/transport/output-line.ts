@@ -81,7 +81,8 @@ export function decodeOutputLine(line: Buffer): OutputLine | undefined {
   // A seq counts from 1, written without leading zeros: anything else takes the checking path.
   if (line[at] === 0x30) return undefined;
   while (at < line.length && line[at]! >= 0x30 && line[at]! <= 0x39) seq = seq * 10 + (line[at++]! - 0x30);
-  if (at === digitsStart || !startsAt(line, at, STREAM)) return undefined;
+  // A seq past 2^53 - 1 is not exact as a number: left to the checking path too.
+  if (at === digitsStart || at - digitsStart > 16 || seq > Number.MAX_SAFE_INTEGER || !startsAt(line, at, STREAM)) return undefined;
   const streamStart = at + STREAM.length;
   const streamEnd = line.indexOf(QUOTE, streamStart);
   if (streamEnd < 0 || !startsAt(line, streamEnd, CHUNK)) return undefined;

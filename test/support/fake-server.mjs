@@ -75,6 +75,11 @@ const scenarios = {
     send({ id, result: { processId } });
     process.stdout.write(`{"method":"process/output","params":{"processId":"${processId}","seq":1,"stre`, () => process.exit(134));
   },
+  'dies-mid-character'(id, processId) {
+    // Cut inside a two-byte UTF-8 character: the line is not even text.
+    send({ id, result: { processId } });
+    process.stdout.write(Buffer.from([...Buffer.from(`{"method":"x","params":{"name":"`), 0xc3]), () => process.exit(134));
+  },
   'fractional-seq'(id, processId) {
     // seq counts from 1 in whole numbers: 1.5 is no event of any order.
     send({ id, result: { processId } });

@@ -13,6 +13,9 @@
  */
 
 const ESC = 0x1b;
+const BRACKET = 0x5b;
+/** The first parameter bytes of the queries (`6n`, `5n`, `18t`): any other sequence is passed over at once. */
+const FIRST_BYTES = new Set([0x36, 0x35, 0x31]);
 const QUERIES = ['\x1b[6n', '\x1b[5n', '\x1b[18t'].map((text) => Buffer.from(text, 'latin1'));
 const LONGEST = Math.max(...QUERIES.map((query) => query.length));
 
@@ -35,6 +38,9 @@ export class TerminalQueries {
     const kept: Buffer[] = [];
     let from = 0;
     for (let at = bytes.indexOf(ESC); at !== -1; at = bytes.indexOf(ESC, at + 1)) {
+      // Colour and cursor sequences are most of a TUI's output: two byte checks pass them over.
+      const cut = at + 2 >= bytes.length;
+      if (!cut && (bytes[at + 1] !== BRACKET || !FIRST_BYTES.has(bytes[at + 2]!))) continue;
       const query = QUERIES.find((candidate) => startsWith(bytes, at, candidate));
       if (query) {
         kept.push(bytes.subarray(from, at));

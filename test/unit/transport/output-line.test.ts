@@ -109,8 +109,13 @@ describe('decodeOutputLine', () => {
     });
   });
 
-  it('leaves a seq of 0, or one with a leading zero (not JSON), to the checking JSON path', () => {
+  it('leaves a seq of 0, one with a leading zero (not JSON), or one too long to be exact to the checking JSON path', () => {
     expect(decodeOutputLine(text(message('p', 0, 'stdout', '')))).toBeUndefined();
+    expect(
+      decodeOutputLine(
+        Buffer.from('{"method":"process/output","params":{"processId":"p","seq":99999999999999999999,"stream":"stdout","chunk":""}}'),
+      ),
+    ).toBeUndefined();
     expect(
       decodeOutputLine(Buffer.from('{"method":"process/output","params":{"processId":"p","seq":07,"stream":"stdout","chunk":""}}')),
     ).toBeUndefined();
