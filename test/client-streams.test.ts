@@ -151,6 +151,10 @@ describe('a server that breaks the sequence or the protocol', () => {
       kind: 'serverExited',
       message: expect.stringMatching(/exit code 134[\s\S]*FATAL: out of memory/),
     });
+    await expect(ExecServerClient.spawn(fake('answers-then-dies'))).rejects.toMatchObject({
+      kind: 'serverExited',
+      message: expect.stringMatching(/exit code 1[\s\S]*FATAL: gone/),
+    });
     for (const scenario of ['dies-mid-line', 'dies-mid-character']) {
       const client = await ExecServerClient.spawn(fake(scenario));
       try {

@@ -141,7 +141,13 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       }
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result, options.protocolGeneration);
-      await this.link.notify(Notification.Initialized, {});
+      // A server gone right after its answer fails here: reported as the answer's failure would be.
+      const notified = Promise.resolve()
+        .then(() => this.link.notify(Notification.Initialized, {}))
+        .catch((error: unknown) => {
+          throw ClientErrors.disconnected((error as Error).message);
+        });
+      await boundedHandshake(notified, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
     } catch (error) {
       if (this.violation !== undefined) throw this.violation;
       throw error;

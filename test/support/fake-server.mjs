@@ -125,6 +125,11 @@ if (scenario === 'silent-daemon' || scenario === 'deaf-daemon') {
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     const message = JSON.parse(line);
     if (message.id === undefined) return;
+    if (message.method === 'initialize' && scenario === 'answers-then-dies') {
+      // A whole answer, but its newline never comes: the server exits right after.
+      process.stderr.write('FATAL: gone\n');
+      return process.stdout.write(`{"id":${message.id},"result":{"sessionId":"s"}}`, () => process.exit(1));
+    }
     if (message.method === 'initialize' && scenario === 'dies-mid-answer') {
       // A crash while writing: a last word on stderr, half a line on stdout.
       process.stderr.write('FATAL: out of memory\n');
