@@ -16,24 +16,31 @@ const ESC = 0x1b;
 const BRACKET = 0x5b;
 /** The first parameter bytes of the queries (`6n`, `5n`, `18t`): any other sequence is passed over at once. */
 const FIRST_BYTES = new Set([0x36, 0x35, 0x31]);
-const QUERIES = ['\x1b[6n', '\x1b[5n', '\x1b[18t'].map((text) => Buffer.from(text, 'latin1'));
-const LONGEST = Math.max(...QUERIES.map((query) => query.length));
+type Size = { rows: number; cols: number };
+/** Each query and its answer. */
+const QUERIES: Array<{ bytes: Buffer; answer: (size: Size) => string }> = [
+  { bytes: Buffer.from('\x1b[6n', 'latin1'), answer: () => '\x1b[1;1R' },
+  { bytes: Buffer.from('\x1b[5n', 'latin1'), answer: () => '\x1b[0n' },
+  { bytes: Buffer.from('\x1b[18t', 'latin1'), answer: ({ rows, cols }) => `\x1b[8;${rows};${cols}t` },
+];
+const LONGEST = Math.max(...QUERIES.map((query) => query.bytes.length));
+const NOTHING = Buffer.alloc(0);
 
 export class TerminalQueries {
   /** The end of the last read, held back: it may begin a query that the next read completes. */
-  private held = Buffer.alloc(0);
+  private held = NOTHING;
 
   constructor(
     /** Writes an answer to the terminal's input. */
     private readonly answer: (bytes: Buffer) => void,
     /** The terminal's size now. */
-    private readonly size: () => { rows: number; cols: number },
+    private readonly size: () => Size,
   ) {}
 
   /** The output of a read without the queries it holds (which are answered). */
   filter(read: Buffer): Buffer {
     const bytes = this.held.length > 0 ? Buffer.concat([this.held, read]) : read;
-    this.held = Buffer.alloc(0);
+    this.held = NOTHING;
     if (bytes.indexOf(ESC) === -1) return bytes;
     const kept: Buffer[] = [];
     let from = 0;
@@ -41,13 +48,13 @@ export class TerminalQueries {
       // Colour and cursor sequences are most of a TUI's output: two byte checks pass them over.
       const cut = at + 2 >= bytes.length;
       if (!cut && (bytes[at + 1] !== BRACKET || !FIRST_BYTES.has(bytes[at + 2]!))) continue;
-      const query = QUERIES.find((candidate) => startsWith(bytes, at, candidate));
+      const query = QUERIES.find((candidate) => startsWith(bytes, at, candidate.bytes));
       if (query) {
         kept.push(bytes.subarray(from, at));
-        this.answerQuery(query);
-        from = at + query.length;
+        this.answer(Buffer.from(query.answer(this.size()), 'latin1'));
+        from = at + query.bytes.length;
         at = from - 1;
-      } else if (bytes.length - at < LONGEST && QUERIES.some((candidate) => isPrefix(bytes.subarray(at), candidate))) {
+      } else if (bytes.length - at < LONGEST && QUERIES.some((candidate) => isPrefix(bytes.subarray(at), candidate.bytes))) {
         kept.push(bytes.subarray(from, at));
         this.held = Buffer.from(bytes.subarray(at));
         from = bytes.length;
@@ -61,18 +68,8 @@ export class TerminalQueries {
   /** What is held back, once no read can complete it (the terminal closed). */
   flush(): Buffer {
     const held = this.held;
-    this.held = Buffer.alloc(0);
+    this.held = NOTHING;
     return held;
-  }
-
-  private answerQuery(query: Buffer): void {
-    const text = query.toString('latin1');
-    if (text === '\x1b[6n') this.answer(Buffer.from('\x1b[1;1R', 'latin1'));
-    else if (text === '\x1b[5n') this.answer(Buffer.from('\x1b[0n', 'latin1'));
-    else {
-      const { rows, cols } = this.size();
-      this.answer(Buffer.from(`\x1b[8;${rows};${cols}t`, 'latin1'));
-    }
   }
 }
 
