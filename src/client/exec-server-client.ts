@@ -133,8 +133,9 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       clientName: options.clientName ?? 'exec-server-client',
       resumeSessionId: options.resumeSessionId ?? null,
     });
+    const timeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     try {
-      const result = await boundedHandshake(initialize, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
+      const result = await boundedHandshake(initialize, timeoutMs, child);
       if (typeof (result as unknown as { sessionId?: unknown } | null)?.sessionId !== 'string') {
         this.onViolation(ClientErrors.malformedAnswer('initialize', result));
         throw this.violation;
@@ -147,7 +148,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
         .catch((error: unknown) => {
           throw ClientErrors.disconnected((error as Error).message);
         });
-      await boundedHandshake(notified, options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS, child);
+      await boundedHandshake(notified, timeoutMs, child);
     } catch (error) {
       if (this.violation !== undefined) throw this.violation;
       throw error;
@@ -247,7 +248,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   /**
    * Sends any request and returns its raw result (base64 stays base64):
    * typed for the methods of the protocol table, untyped for others. Params
-   * go as given; none or `null` as no params; a scalar is refused (`TypeError`).
+   * go as given; none, `null` or `[]` as no params; a scalar is refused (`TypeError`).
    */
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
   request<T = unknown>(method: string, params?: unknown): Promise<T>;
