@@ -202,6 +202,24 @@ describe('exec-server --listen ws://', () => {
     expect(code).toBe(1003);
   });
 
+  it('answers an empty or all-blank text message with a parse error, as Codex does, and goes on', async () => {
+    const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    await new Promise((resolve) => socket.once('open', resolve));
+    const answers: Array<{ id: unknown; error?: { code: number; message: string } }> = [];
+    const answered = new Promise((resolve) =>
+      socket.on('message', (data) => answers.push(JSON.parse(data.toString())) === 4 && resolve(undefined)),
+    );
+    socket.send('');
+    socket.send(' \t ');
+    socket.send('\r\n');
+    socket.send('{"id":7,"method":"initialize","params":{"clientName":"blank"}}');
+    await answered;
+    socket.close();
+    expect(answers.filter((answer) => answer.id === 7)).toHaveLength(1);
+    const refused = answers.filter((answer) => answer.id !== 7);
+    expect(refused).toEqual(Array(3).fill({ id: null, error: { code: -32700, message: 'Parse error: an empty message' } }));
+  });
+
   it('ends the processes of a connection that drops', async () => {
     const client = await ExecServerClient.connectWebSocket(url, { token: TOKEN });
     await client.start({ argv: ['sleep', '30.92'] });

@@ -131,6 +131,7 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
         ...options.server,
         input,
         output,
+        blankLinesAreMessages: true,
         runtime: options.runtime,
         logger: options.logger,
         sessions,

@@ -31,6 +31,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   input: Readable;
   output: Writable;
   maxLineBytes?: number;
+  /** The input's lines are messages the peer framed itself (a WebSocket's): a blank one is answered with a parse error, not skipped. */
+  blankLinesAreMessages?: boolean;
   logger?: Logger;
   /**
    * The guardian, spawner and PTY registry (see `process/runtime.ts`).
@@ -91,6 +93,7 @@ export class ExecServer {
     );
     this.reader = new LineMessageReader(options.input, {
       maxLineBytes: options.maxLineBytes,
+      blankLinesAreMessages: options.blankLinesAreMessages,
       onInvalidLine: (error) => {
         this.logger.debug(`rejected input line: ${error.message}`);
         void this.writer.writeRaw({ id: null, error: error.toJSON() });

@@ -84,6 +84,12 @@ export interface LineReaderOptions {
    * `Base64Payload` (see `large-line.ts`).
    */
   answerPayloads?: boolean;
+  /**
+   * Each line is a message the peer framed itself (a WebSocket's): a blank
+   * one is refused as a message with nothing in it, where over stdio blank
+   * lines are skipped.
+   */
+  blankLinesAreMessages?: boolean;
 }
 
 export class LineMessageReader extends AbstractMessageReader {
@@ -233,7 +239,8 @@ export class LineMessageReader extends AbstractMessageReader {
     const bytes = this.joinPending();
     this.pending = [];
     this.pendingBytes = 0;
-    if (bytes === undefined || bytes.length === 0 || this.options.preview?.(bytes)) return undefined;
+    if (bytes.length === 0 && !this.options.blankLinesAreMessages) return undefined;
+    if (this.options.preview?.(bytes)) return undefined;
     // isUtf8 (simdutf) then toString is several times faster than a fatal TextDecoder.
     if (!isUtf8(bytes)) {
       this.invalid(Errors.parseError('invalid UTF-8'), undefined);
@@ -250,7 +257,10 @@ export class LineMessageReader extends AbstractMessageReader {
 
   private handleText(text: string): void {
     // A message starts with `{`: only other lines need the (copying) trim.
-    if (text.charCodeAt(0) !== OPEN_BRACE && text.trim().length === 0) return;
+    if (text.charCodeAt(0) !== OPEN_BRACE && text.trim().length === 0) {
+      if (this.options.blankLinesAreMessages) this.invalid(Errors.parseError('an empty message'), text);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
