@@ -113,24 +113,11 @@ execFileSync(process.execPath, [
   "require('./dist/cached-load.cjs').loadCached(require('path').resolve('dist/execa.cjs')).execa('true', { reject: false })",
 ]);
 // The library the same way: one CommonJS file (dist/lib.cjs, with its code cache) behind an ES
-// module entry, dist/index.js, that re-exports its names (tsc's .d.ts files stay). undici and ws
+// module entry, dist/index.js, that loads it on first use (tsc's .d.ts files stay). undici and ws
 // are required from node_modules on first use, execa from dist/execa.cjs.
 await bundleOf('lib', 'src/index.ts', 'dist', [execaOfItsOwn]);
 fs.rmSync('dist/lib.cjs.cache', { force: true });
-// Loading it once lists its exports (for the entry below) and writes its code cache at exit.
-const listExports =
-  "const { loadCached } = require('./dist/cached-load.cjs'); console.log(JSON.stringify(Object.keys(loadCached(require('path').resolve('dist/lib.cjs')))))";
-const names = JSON.parse(execFileSync(process.execPath, ['-e', listExports], { encoding: 'utf8' }));
-fs.writeFileSync(
-  'dist/index.js',
-  [
-    "// Made by scripts/bundle.mjs: the library (dist/lib.cjs) through V8's code cache (dist/cached-load.cjs).",
-    "import { createRequire } from 'node:module';",
-    "import { fileURLToPath } from 'node:url';",
-    "const { loadCached } = createRequire(import.meta.url)('./cached-load.cjs');",
-    "const lib = loadCached(fileURLToPath(new URL('./lib.cjs', import.meta.url)));",
-    `export const { ${names.join(', ')} } = lib;`,
-    '',
-  ].join('\n'),
-);
+// Loading it once in a fresh process writes dist/index.js, the ES module entry that loads the bundle on
+// first use (scripts/lazy-entry.mjs), and the bundle's code cache at exit.
+execFileSync(process.execPath, ['scripts/lazy-entry.mjs', 'dist']);
 fs.rmSync('dist/index.js.map', { force: true });

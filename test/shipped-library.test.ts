@@ -43,6 +43,41 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
     expect(afterRun).not.toContain('crypto');
   });
 
+  it('loads its bundle on first use, and its stand-ins act as the real exports', () => {
+    // In a fresh process: the bundle is read (through node:vm, see cached-load.cjs) only once an export is used.
+    const script = `
+      const lib = await import(${JSON.stringify(entry)});
+      const report = { atImport: process.moduleLoadList.includes('NativeModule vm') };
+      report.constants = [lib.ErrorCode.InvalidParams, lib.Method.FsReadBlock, lib.MAX_BLOCK_BYTES];
+      report.afterConstants = process.moduleLoadList.includes('NativeModule vm');
+      const error = new lib.ProtocolError(lib.ErrorCode.InvalidParams, 'bad field');
+      report.afterNew = process.moduleLoadList.includes('NativeModule vm');
+      report.error = [error instanceof lib.ProtocolError, error instanceof Error, error.code, error.message];
+      class Mine extends lib.ProtocolError { mine() { return 'mine'; } }
+      const mine = new Mine(-32600, 'm');
+      report.subclass = [mine.mine(), mine instanceof lib.ProtocolError, mine.code];
+      report.statics = [typeof lib.ExecServerClient.spawn, Object.keys(lib.silentLogger).sort().join()];
+      report.notAClient = ({}) instanceof lib.ExecServerClient;
+      console.log(JSON.stringify(report));`;
+    const report = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+    expect(report).toEqual({
+      atImport: false,
+      constants: [source.ErrorCode.InvalidParams, source.Method.FsReadBlock, source.MAX_BLOCK_BYTES],
+      afterConstants: false,
+      afterNew: true,
+      error: [true, true, -32602, 'bad field'],
+      subclass: ['mine', true, -32600],
+      statics: ['function', 'debug,error,info,log,warn'],
+      notAClient: false,
+    });
+  });
+
+  it('copies every constant of the library exactly', async () => {
+    const shipped = (await import(entry)) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(source))
+      if (typeof value !== 'function' && name !== 'silentLogger') expect(shipped[name], name).toEqual(value);
+  });
+
   it('ships ASCII bundles, which Node reads into one-byte strings (scripts/bundle.mjs)', () => {
     for (const bundle of ['cli/server.cjs', 'lib.cjs', 'execa.cjs']) {
       const text = fs.readFileSync(path.resolve(path.dirname(entry), bundle), 'utf8');

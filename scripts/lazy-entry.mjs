@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Writes dist/index.js, the library's ES module entry, over dist/lib.cjs (run by scripts/bundle.mjs
+// in a fresh process: loading the bundle here also writes its code cache at exit, see
+// cached-load.cjs). Importing the package then reads no bundle at all: an extension that imports it
+// at activation pays for the library when it first uses it (`npm run bench -- --only startup`).
+//
+// Each export of the bundle becomes, in the entry:
+// - plain data (numbers, strings, objects of them): a copy, so that reading it loads nothing;
+// - a function: a function of the same name that loads the library and calls it;
+// - a class (or an object such as `silentLogger`): a Proxy that loads the library on first touch
+//   and then forwards everything to the real one: `new`, static methods, `instanceof` (through the
+//   real `prototype`), and `class Mine extends ExecServerClient` (its `new.target` is kept).
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadCached } from './cached-load.cjs';
+
+const dist = path.resolve(process.argv[2] ?? 'dist');
+const lib = loadCached(path.join(dist, 'lib.cjs'));
+
+const isScalar = (value) => ['number', 'string', 'boolean'].includes(typeof value);
+const isData = (value) =>
+  isScalar(value) ||
+  (value !== null &&
+    typeof value === 'object' &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.values(value).every(isScalar));
+
+function exportOf(name, value) {
+  if (isData(value)) return `export const ${name} = ${JSON.stringify(value)};`;
+  if (typeof value === 'function' && !/^class\b/.test(Function.prototype.toString.call(value)))
+    return `export function ${name}(...args) {\n  return load().${name}(...args);\n}`;
+  return `export const ${name} = lazy(${JSON.stringify(name)}, ${typeof value === 'function' ? 'function () {}' : '{}'});`;
+}
+
+const PRELUDE = `// Made by scripts/lazy-entry.mjs: the library (dist/lib.cjs, through V8's code cache) is loaded
+// on first use of one of its exports, not at import.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+let lib;
+function load() {
+  if (lib === undefined) {
+    const { loadCached } = createRequire(import.meta.url)('./cached-load.cjs');
+    lib = loadCached(fileURLToPath(new URL('./lib.cjs', import.meta.url)));
+  }
+  return lib;
+}
+
+/** Stands for the library's export \`name\` (a class or an object) and forwards every use to it. */
+function lazy(name, target) {
+  const real = () => load()[name];
+  const stand = new Proxy(target, {
+    get: (_, key) => Reflect.get(real(), key),
+    set: (_, key, value) => Reflect.set(real(), key, value),
+    has: (_, key) => Reflect.has(real(), key),
+    ownKeys: () => [...new Set([...Reflect.ownKeys(real()), ...Reflect.ownKeys(target)])],
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(key in target ? target : real(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+    apply: (_, self, args) => Reflect.apply(real(), self, args),
+    construct: (_, args, newTarget) => Reflect.construct(real(), args, newTarget === stand ? real() : newTarget),
+  });
+  return stand;
+}
+`;
+
+const entry = [PRELUDE, ...Object.entries(lib).map(([name, value]) => exportOf(name, value)), ''].join('\n');
+fs.writeFileSync(path.join(dist, 'index.js'), entry);
