@@ -42,9 +42,16 @@ function sessionOf(pid: string): number | undefined {
   }
 }
 
-/** SIGKILLs every process whose session id is `sid` (Linux; a no-op elsewhere), and the leader while it is not reaped. */
-export function killSession(sid: number, leaderAlive = false): void {
-  signalChild(sid, 'SIGKILL', leaderAlive);
+/**
+ * Whether `id`, the pid of a leader that was reaped, may stand for its group and session: the
+ * kernel keeps the number while any process is in that group or session, so a live process with
+ * that pid is a stranger, whose group and session took the number after ours were empty.
+ */
+const stillOurs = (id: number): boolean => !fs.existsSync(`/proc/${id}`);
+
+/** SIGKILLs every process whose session id is one of `sids` (Linux; a no-op elsewhere), in one pass over /proc. */
+function killSessionMembers(sids: ReadonlySet<number>): void {
+  if (sids.size === 0) return;
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
@@ -53,11 +60,34 @@ export function killSession(sid: number, leaderAlive = false): void {
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    if (sessionOf(entry) !== sid) continue;
+    const sid = sessionOf(entry);
+    if (sid === undefined || !sids.has(sid)) continue;
     try {
       process.kill(Number(entry), 'SIGKILL');
     } catch {
       // already gone
     }
   }
+}
+
+/** SIGKILLs every process whose session id is `sid` (Linux; a no-op elsewhere), and the leader while it is not reaped. */
+export function killSession(sid: number, leaderAlive = false): void {
+  if (!leaderAlive && !stillOurs(sid)) return;
+  signalChild(sid, 'SIGKILL', leaderAlive);
+  killSessionMembers(new Set([sid]));
+}
+
+/**
+ * What children left behind after they were reaped (a `sleep 60 &` with its output sent
+ * elsewhere, a job a shell moved to another group): their groups and sessions are killed,
+ * unless a stranger has taken the number since.
+ */
+export function killLeftovers(reapedLeaders: Iterable<number>): void {
+  const sids = new Set<number>();
+  for (const id of reapedLeaders) {
+    if (!stillOurs(id)) continue;
+    killGroup(id);
+    sids.add(id);
+  }
+  killSessionMembers(sids);
 }

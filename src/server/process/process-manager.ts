@@ -19,6 +19,7 @@ import { PipeChild } from './pipe-child.js';
 import { PtyChild } from './pty-child.js';
 import type { ProcessRuntime } from './runtime.js';
 import { checkDirectory, resolveProgram } from './resolve-program.js';
+import { ReapedLeaders } from './leftovers.js';
 import { signalByName } from './signals.js';
 import { execMetadataProblem } from '../../protocol/exec-metadata.js';
 
@@ -56,6 +57,7 @@ export class ProcessManager {
   private retentionHeld = false;
   /** The timers that forget closed processes, by id. */
   private readonly retention = new Map<string, NodeJS.Timeout>();
+  private readonly reapedLeaders = new ReapedLeaders();
 
   constructor(
     private readonly sink: ProcessEventSink,
@@ -93,6 +95,7 @@ export class ProcessManager {
     process.onClosed = () => {
       held?.release(); // the sandbox's pid namespace is gone with bwrap: nothing uses its stand-ins
       this.runtime.guardian.release(child.pid);
+      this.reapedLeaders.add(child.pid);
       this.retain(processId, process);
     };
     if (this.sink.generation() === 1) return { processId };
@@ -270,11 +273,12 @@ export class ProcessManager {
   }
 
   /**
-   * EXT-DRAIN step 4: SIGKILL every process that has not exited, and wait
-   * until each one has emitted `exited` and `closed` (giving up on pipes held
-   * open by escaped descendants after `PIPE_CLOSE_GRACE_MS`).
+   * EXT-DRAIN step 4: SIGKILL every process that has not exited and what closed ones left
+   * running (`leftovers.ts`), and wait until each one has emitted `exited` and `closed`
+   * (giving up on pipes held open by escaped descendants after `PIPE_CLOSE_GRACE_MS`).
    */
   async shutdown(): Promise<void> {
+    this.reapedLeaders.killAll();
     const open = [...this.processes.values()].filter((process) => !process.closed && process.child);
     for (const process of open) {
       // Also after the leader exited: what it left in its session holds the pipes.
@@ -288,6 +292,7 @@ export class ProcessManager {
 
   /** Kills every process group at once, without waiting (stdout broke, second signal). */
   killAll(): void {
+    this.reapedLeaders.killAll();
     for (const process of this.processes.values()) {
       if (!process.closed) process.child?.killTree();
     }

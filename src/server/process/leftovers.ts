@@ -1,0 +1,40 @@
+/**
+ * The leaders of closed processes, whose groups and sessions may still hold
+ * what they left running (`sleep 60 >/dev/null &`, a job a shell moved to
+ * another group): the end of a session kills those too, as it kills the
+ * processes still open. Kept apart from the processes themselves, which are
+ * forgotten once their retention passes.
+ */
+import { killLeftovers } from './kill.js';
+
+/** Past this many leaders, those whose groups are empty are dropped (bounded memory in a long session). */
+const PRUNE_FROM = 1024;
+
+function groupHasMembers(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class ReapedLeaders {
+  private readonly ids = new Set<number>();
+  private pruneAt = PRUNE_FROM;
+
+  add(pid: number): void {
+    this.ids.add(pid);
+    if (this.ids.size <= this.pruneAt) return;
+    // An empty group can only come back as a stranger's. (A job moved to another group of the
+    // session is missed here once its leader's group is empty: the bound's price.)
+    for (const id of this.ids) if (!groupHasMembers(id)) this.ids.delete(id);
+    this.pruneAt = Math.max(PRUNE_FROM, 2 * this.ids.size);
+  }
+
+  /** SIGKILLs what each leader left in its group and session, unless a stranger took the number since. */
+  killAll(): void {
+    killLeftovers(this.ids);
+    this.ids.clear();
+  }
+}
