@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { ExecServerClient, type ProcessEvent } from '../src/index.js';
+import { waitBlockedIn } from './support/proc.js';
 import { listenWebSocket } from '../src/cli/websocket-listener.js';
 import type { Logger } from '../src/server/logger.js';
 import { ProcessRuntime } from '../src/server/process/runtime.js';
@@ -78,6 +80,30 @@ describe('WebSocket liveness', () => {
     });
     expect(closed).toBe(false);
     socket.close(1000);
+  });
+
+  it('keeps a client that stopped reading (backpressure all the way to the child), which then gets every byte', async () => {
+    const client = await ExecServerClient.connectWebSocket(listener.url);
+    try {
+      const session = await client.start({ argv: ['sh', '-c', 'echo $$; exec head -c 50000000 /dev/zero'] });
+      const events = session[Symbol.asyncIterator]();
+      const first = (await events.next()).value as Extract<ProcessEvent, { type: 'output' }>;
+      const pidLine = first.chunk.toString('latin1').split('\n')[0]!;
+      // Nothing read: the client stops reading its socket, the server its pipe, and head blocks writing.
+      expect(await waitBlockedIn(Number(pidLine), /pipe_write/)).toBe(true);
+      // Many ping intervals while nothing is read: the pong is held up behind the output, not missing.
+      await new Promise((resolve) => setTimeout(resolve, 20 * PING_MS));
+      let bytes = first.chunk.length;
+      const ends: string[] = [];
+      for (let next = await events.next(); !next.done; next = await events.next()) {
+        if (next.value.type === 'output') bytes += next.value.chunk.length;
+        else ends.push(next.value.type === 'failed' ? next.value.message : next.value.type);
+      }
+      expect(ends).toEqual(['exited', 'closed']);
+      expect(bytes).toBe(pidLine.length + 1 + 50_000_000);
+    } finally {
+      await client.close();
+    }
   });
 
   it('drops a peer that stops answering pings, and detaches its session', async () => {

@@ -18,6 +18,7 @@ import { ExecServer, type ExecServerOptions } from '../server/exec-server.js';
 import type { Logger } from '../server/logger.js';
 import type { ProcessRuntime } from '../server/process/runtime.js';
 import { SessionRegistry } from '../server/session-registry.js';
+import { PeerLiveness } from '../transport/websocket-liveness.js';
 import { webSocketLimits, webSocketStreams } from '../transport/websocket-streams.js';
 
 export interface WebSocketListenOptions {
@@ -77,15 +78,12 @@ function refuse(socket: net.Socket, status: number, reason: string): void {
 export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const wss = new WebSocketServer({ noServer: true, ...webSocketLimits(options.maxFrameBytes) });
   const connections = new Map<WebSocket, ExecServer>();
-  // A ping every interval; a peer that has not answered the last one is gone (its session detaches).
-  const alive = new WeakMap<WebSocket, boolean>();
+  // A ping every interval; a peer that gave no sign of life since the last one is gone (its session detaches).
+  const liveness = new WeakMap<WebSocket, PeerLiveness>();
   /** Pings the connection holding `sessionId` now, and drops it if it does not answer in time. */
   const checkHolder = (sessionId: string) => {
     for (const [ws, server] of connections) {
-      if (server.sessionId !== sessionId || alive.get(ws) === false) continue;
-      alive.set(ws, false);
-      ws.ping();
-      setTimeout(() => alive.get(ws) === false && ws.terminate(), CONTESTED_PONG_MS).unref();
+      if (server.sessionId === sessionId) liveness.get(ws)?.probe(CONTESTED_PONG_MS, () => ws.terminate());
     }
   };
   const sessions = new SessionRegistry({
@@ -95,14 +93,7 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     onContested: checkHolder,
   });
   const heartbeat = setInterval(() => {
-    for (const client of wss.clients) {
-      if (alive.get(client) === false) {
-        client.terminate();
-        continue;
-      }
-      alive.set(client, false);
-      client.ping();
-    }
+    for (const client of wss.clients) if (liveness.get(client)?.check() === false) client.terminate();
   }, options.pingIntervalMs ?? PING_INTERVAL_MS);
   heartbeat.unref();
   const httpServer = http.createServer((request, response) => {
@@ -124,9 +115,10 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
       return refuse(socket as net.Socket, 403, 'Forbidden');
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      alive.set(ws, true);
-      ws.on('pong', () => alive.set(ws, true));
-      const { input, output } = webSocketStreams(ws, (code) => server.transportClosed(ENDS_SESSION.has(code) ? 'end' : 'detach'));
+      const { input, output, sentBytes } = webSocketStreams(ws, (code) =>
+        server.transportClosed(ENDS_SESSION.has(code) ? 'end' : 'detach'),
+      );
+      liveness.set(ws, new PeerLiveness(ws, sentBytes));
       const server = new ExecServer({
         ...options.server,
         input,

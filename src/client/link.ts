@@ -60,6 +60,11 @@ export interface LinkTransport {
   abort?: () => void;
   /** False once the transport takes nothing more (a WebSocket closing): a request then is not sent at all. */
   writable?: () => boolean;
+  /**
+   * The transport's drop always ends its input too (a WebSocket's): the link then drops at that
+   * end, behind what was read before it, which is still delivered (it is gone from the server).
+   */
+  endsWithInput?: boolean;
 }
 
 export class Link {
@@ -72,6 +77,8 @@ export class Link {
   private holds = 0;
   private awaited = 0;
   private paused = false;
+  /** The transport dropped, and its input is read to its end (`endsWithInput`). */
+  private ending = false;
 
   readonly output: Writable;
 
@@ -109,6 +116,12 @@ export class Link {
     this.connection.onError(([error]) => this.close(error.message));
     output.on('close', () => {
       if (output.writableEnded) return;
+      if (transport.endsWithInput) {
+        // Read on to the input's end, held consumers or not: what is left is bounded (the transport's backpressure).
+        this.ending = true;
+        this.updateFlow();
+        return;
+      }
       // A server's stdin closes when it exits, which the loop may see before it has read what the
       // server wrote last: a poll phase reads what is in the pipe, then the mark goes behind it.
       setImmediate(() => setImmediate(() => reader.deliver(OUTPUT_CLOSED_MESSAGE)));
@@ -173,7 +186,7 @@ export class Link {
   }
 
   private updateFlow(): void {
-    const pause = this.holds > 0 && this.awaited === 0 && !this.down && this.events.onlyHeldWait();
+    const pause = this.holds > 0 && this.awaited === 0 && !this.down && !this.ending && this.events.onlyHeldWait();
     if (pause === this.paused) return;
     this.paused = pause;
     if (pause) this.transport.input.pause();

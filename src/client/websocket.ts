@@ -1,4 +1,5 @@
 /** The client's end of a WebSocket connection to an exec-server, as the streams the client reads and writes. */
+import { PeerLiveness } from '../transport/websocket-liveness.js';
 import { webSocketLimits, webSocketStreams } from '../transport/websocket-streams.js';
 import { ClientErrors } from './errors.js';
 import { type LinkTransport, MAX_ANSWER_BYTES } from './link.js';
@@ -26,21 +27,22 @@ export async function openWebSocket(url: string, token: string | undefined, hand
     });
     socket.once('error', (error) => reject(ClientErrors.connectFailed(url, error.message)));
   });
-  keepAlive(socket);
-  return { ...webSocketStreams(socket), abort: () => socket.terminate(), writable: () => socket.readyState === socket.OPEN };
+  const streams = webSocketStreams(socket);
+  keepAlive(socket, streams.sentBytes);
+  return {
+    ...streams,
+    abort: () => socket.terminate(),
+    writable: () => socket.readyState === socket.OPEN,
+    endsWithInput: true,
+  };
 }
 
 /** How often the client pings; a server that misses a pong is taken for gone (the link drops). */
 const PING_INTERVAL_MS = 15_000;
 
 /** Pings the server, so that a connection that died silently is noticed (and, with `reconnect`, replaced). */
-function keepAlive(socket: import('ws').WebSocket): void {
-  let answered = true;
-  socket.on('pong', () => (answered = true));
-  const timer = setInterval(() => {
-    if (!answered) return void socket.terminate();
-    answered = false;
-    socket.ping();
-  }, PING_INTERVAL_MS).unref();
+function keepAlive(socket: import('ws').WebSocket, sentBytes: () => number): void {
+  const liveness = new PeerLiveness(socket, sentBytes);
+  const timer = setInterval(() => liveness.check() || socket.terminate(), PING_INTERVAL_MS).unref();
   socket.once('close', () => clearInterval(timer));
 }

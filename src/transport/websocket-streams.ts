@@ -17,6 +17,8 @@ export interface WebSocketStreams {
   input: PassThrough;
   /** Lines written here go to the peer, one text message each. */
   output: Writable;
+  /** How many bytes of the output the socket has taken so far (it takes more only as the peer reads). */
+  sentBytes(): number;
 }
 
 /** ws keeps its limits as 32-bit integers: from 2^31 on, a limit becomes none at all. */
@@ -87,6 +89,7 @@ function asLine(data: RawData): Buffer {
  */
 export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => void): WebSocketStreams {
   const input = new PassThrough();
+  let sent = 0;
   // A write calls back once ws has sent what it took from the chunk: its buffer may then be reused.
   const output = copiesWrites(
     new Writable({
@@ -102,6 +105,7 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
         let left = pieces.length;
         for (const [piece, fin] of pieces) {
           socket.send(piece, { binary: false, fin }, () => {
+            sent += piece.length;
             if (--left === 0) callback();
           });
         }
@@ -112,13 +116,23 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
       },
     }),
   );
+  // Backpressure: while the reader is behind (it paused the input), the socket is not read either,
+  // so that what the peer sends backs up into TCP and the peer's buffers, not into this process.
+  let paused = false;
+  const resume = () => {
+    paused = false;
+    socket.resume();
+  };
   socket.on('message', (data, isBinary) => {
     if (isBinary) {
       socket.close(CLOSE_UNSUPPORTED_DATA, 'exec-server takes text frames, one JSON-RPC message each');
       return;
     }
     input.write(asLine(data));
-    input.write(LINE_END);
+    if (input.write(LINE_END) || paused) return;
+    paused = true;
+    socket.pause();
+    input.once('drain', resume);
   });
   socket.on('close', (code) => {
     onClose?.(code);
@@ -126,5 +140,5 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
     output.destroy();
   });
   socket.on('error', () => undefined); // surfaces as 'close'
-  return { input, output };
+  return { input, output, sentBytes: () => sent };
 }

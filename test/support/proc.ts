@@ -28,6 +28,22 @@ export async function waitDead(pids: number[], timeoutMs = 5000): Promise<number
   }
 }
 
+/** Polls /proc until `pid` sleeps in the kernel function matching `wchan` (e.g. writing to a full pipe); false if it died or the time passed. */
+export async function waitBlockedIn(pid: number, wchan: RegExp, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let where: string;
+    try {
+      where = fs.readFileSync(`/proc/${pid}/wchan`, 'latin1');
+    } catch {
+      return false;
+    }
+    if (wchan.test(where)) return true;
+    if (Date.now() > deadline || !isAlive(pid)) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /**
  * Live processes whose command line contains `marker` (to find a test's
  * children), optionally only those whose argv[0] is `program`.

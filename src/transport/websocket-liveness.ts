@@ -1,0 +1,50 @@
+/**
+ * Whether a WebSocket peer is still there. A ping's pong is the usual sign,
+ * but it queues behind whatever was sent before it: a peer slow to read what
+ * we sent, or one we stopped reading (backpressure), cannot answer in time
+ * and is not gone. Other signs count too: a message from the peer, or our
+ * output leaving for it (the socket only takes more once the peer takes it).
+ */
+import type { WebSocket } from 'ws';
+
+/** Whether flow control may hold a pong up: our output waits on the peer, or we stopped reading it. */
+const heldByFlow = (socket: WebSocket): boolean => socket.bufferedAmount > 0 || socket.isPaused;
+
+export class PeerLiveness {
+  private heard = true;
+  private sentAtLastCheck = 0;
+
+  /** `sentBytes`: how much of our output the socket has taken so far (`WebSocketStreams.sentBytes`). */
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly sentBytes: () => number,
+  ) {
+    socket.on('pong', () => (this.heard = true));
+    socket.on('message', () => (this.heard = true));
+  }
+
+  /**
+   * Once per interval: false if the peer missed the last ping and gave no
+   * other sign since; otherwise it is pinged again (also when held by flow
+   * control: a ping written into a dead connection fails, and closes it).
+   */
+  check(): boolean {
+    const sent = this.sentBytes();
+    const progressed = sent !== this.sentAtLastCheck;
+    this.sentAtLastCheck = sent;
+    if (!this.heard && !progressed && !heldByFlow(this.socket)) return false;
+    this.ping();
+    return true;
+  }
+
+  /** Pings now, and calls `onSilent` if no sign comes within `ms` (another connection wants this one's session). */
+  probe(ms: number, onSilent: () => void): void {
+    this.ping();
+    setTimeout(() => this.heard || onSilent(), ms).unref();
+  }
+
+  private ping(): void {
+    this.heard = false;
+    this.socket.ping();
+  }
+}
