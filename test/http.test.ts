@@ -1,7 +1,9 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecServer, silentLogger } from '../src/index.js';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
 import { ServerProcess } from './support/server-process.js';
 
@@ -55,6 +57,14 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     }
     case '/slow-head':
       return void setTimeout(() => res.end('late'), 2000);
+    case '/late':
+      return void setTimeout(() => res.end('late'), 800);
+    case '/hang':
+      return; // never answers
+    case '/endless': {
+      const timer = setInterval(() => res.write('more;'), 20);
+      return void res.on('close', () => clearInterval(timer));
+    }
     case '/slow-body':
       res.write('start;');
       return void setTimeout(() => res.end('end'), 2000);
@@ -299,5 +309,40 @@ describe('http/request streamed', () => {
     } finally {
       await local.dispose();
     }
+  });
+});
+
+describe('http/request at the end of input', () => {
+  it('answers requests without a timeout still waiting a while after EOF with an error, and exits; one with a timeout keeps it', async () => {
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    const exec = new ExecServer({ input: toServer, output: fromServer, logger: silentLogger, httpInputEndGraceMs: 300 }).listen();
+    const answers = new Map<number, { result?: { status: number; bodyBase64: string }; error?: { code: number; message: string } }>();
+    let pending = '';
+    fromServer.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n')) {
+        const message = JSON.parse(pending.slice(0, end));
+        pending = pending.slice(end + 1);
+        if (typeof message.id === 'number') answers.set(message.id, message);
+      }
+    });
+    const send = (message: object) => toServer.write(`${JSON.stringify(message)}\n`);
+    send({ id: 1, method: 'initialize', params: { clientName: 'eof-http' } });
+    send({ method: 'initialized', params: {} });
+    send({ id: 2, method: 'http/request', params: req({ url: `${base}/hang` }) });
+    send({ id: 3, method: 'http/request', params: req({ url: `${base}/endless`, requestId: 'e' }) });
+    send({ id: 4, method: 'http/request', params: req({ url: `${base}/late`, requestId: 'l', timeoutMs: 5000 }) });
+    toServer.end();
+    expect(await exec.done).toBe(0);
+    for (const [id, path] of [
+      [2, '/hang'],
+      [3, '/endless'],
+    ] as const)
+      expect(answers.get(id)?.error).toEqual({
+        code: -32603,
+        message: `http/request failed: no answer from ${base}${path} within 300 ms of the end of input (give the request a timeoutMs to wait longer)`,
+      });
+    expect(answers.get(4)?.result).toMatchObject({ status: 200, bodyBase64: Buffer.from('late').toString('base64') });
   });
 });

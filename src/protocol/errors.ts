@@ -155,5 +155,9 @@ export const Errors = {
   // Generation 1's texts for the same (Codex 0.134's HTTP client): `redirect-targets.ts`.
   httpRedirectBuilder: (url: string) => internal(`http/request failed: builder error for url (${url})`),
   httpRedirectFollowFailed: (url: string) => internal(`http/request failed: error following redirect for url (${url})`),
+  httpInputEnded: (url: string, graceMs: number) =>
+    internal(
+      `http/request failed: no answer from ${url} within ${graceMs} ms of the end of input (give the request a timeoutMs to wait longer)`,
+    ),
   httpBodyFailed: () => internal('failed to read http/request response body: error decoding response body'),
 } as const;

@@ -45,6 +45,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   afterFirstAnswer?: () => void;
   /** NODE_EXTRA_CA_CERTS's certificates, which Node did not read at start: `http/request` trusts them (see `http/trusted-cas.ts`). */
   extraCaCerts?: ExtraCaCerts;
+  /** How long an `http/request` without a timeout may still wait for its answer after the end of input (default 30 s). */
+  httpInputEndGraceMs?: number;
 }
 
 export class ExecServer {
@@ -174,6 +176,7 @@ export class ExecServer {
 
   private onInputEnd(): void {
     this.inputEnded = true;
+    this.session.inputEnded();
     this.maybeShutdown();
   }
 

@@ -43,6 +43,8 @@ export interface ServerSessionOptions extends ProcessManagerOptions {
   sessions?: SessionRegistry;
   /** NODE_EXTRA_CA_CERTS's certificates, which Node did not read at start: `http/request` trusts them (see `http/trusted-cas.ts`). */
   extraCaCerts?: ExtraCaCerts;
+  /** How long an HTTP request without a timeout may wait for its answer once input ended (default `INPUT_END_GRACE_MS`). */
+  httpInputEndGraceMs?: number;
 }
 
 export class ServerSession {
@@ -57,12 +59,14 @@ export class ServerSession {
   private readonly sandbox: FsSandbox;
   private readonly watches = new MissingWatches((watchId) => this.notify(Notification.FsMissingChanged, { watchId }));
   private readonly dispatcher: Dispatcher;
+  private readonly httpInputEndGraceMs: number | undefined;
 
   constructor(
     private readonly channel: NotificationChannel,
     options: ServerSessionOptions,
   ) {
     this.generation = new ClientGeneration(options.generation);
+    this.httpInputEndGraceMs = options.httpInputEndGraceMs;
     this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR, options.runtime);
     this.sessions = options.sessions ?? new SessionRegistry({ detachedTtlMs: 0, processes: options });
     this.http = new HttpClient(
@@ -113,6 +117,11 @@ export class ServerSession {
   /** Ends pending long-polls now, with their current state (EXT-SIGNALS). */
   releaseWaiters(): void {
     this.attachment?.processes.releaseWaiters();
+  }
+
+  /** End of input, before the drain: HTTP requests without a timeout get a last while to answer (`HttpClient.inputEnded`). */
+  inputEnded(): void {
+    this.http.inputEnded(this.httpInputEndGraceMs);
   }
 
   /** End of input: kills what still runs and waits for its last events; aborts HTTP streams; closes open files. */

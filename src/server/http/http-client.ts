@@ -38,6 +38,11 @@ interface ActiveStream {
 
 type Undici = typeof import('undici');
 
+/** How long after the end of input a request without a timeout may still wait for its answer (`inputEnded`). */
+const INPUT_END_GRACE_MS = 30_000;
+/** The abort reason of such a request. */
+const INPUT_ENDED = Symbol('input ended');
+
 /** hyper's default read buffer for a response head: 8 KiB + 100 × 4 KiB. */
 const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
 
@@ -46,6 +51,9 @@ export class HttpClient {
   private readonly streams = new Map<string, ActiveStream>();
   /** Buffered requests still waiting for their whole answer. */
   private readonly buffered = new Set<AbortController>();
+  /** Requests not yet answered, each with whether it has a timeout of its own (see `inputEnded`). */
+  private readonly unanswered = new Map<AbortController, boolean>();
+  private inputEndGraceMs = INPUT_END_GRACE_MS;
 
   constructor(
     private readonly channel: DeltaChannel,
@@ -109,12 +117,15 @@ export class HttpClient {
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
     if (params.timeoutMs === 0 && generation === 2) throw Errors.httpNoTime();
+    // The clock starts once undici is loaded (on first use): loading it is no part of the request's time.
+    await this.load();
     const controller = new AbortController();
     const timeoutMs = params.timeoutMs ?? undefined;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(), Math.min(timeoutMs, 2 ** 31 - 1));
     const clear = () => timer && clearTimeout(timer);
     if (timeoutMs === 0) controller.abort();
     let response: Dispatcher.ResponseData;
+    this.unanswered.set(controller, timeoutMs !== undefined);
     try {
       if (streaming) this.reserve(params.requestId, controller);
       else this.buffered.add(controller);
@@ -123,10 +134,13 @@ export class HttpClient {
       clear();
       this.streams.delete(params.requestId);
       this.buffered.delete(controller);
+      this.unanswered.delete(controller);
+      if (controller.signal.reason === INPUT_ENDED) throw Errors.httpInputEnded(valid.url.href, this.inputEndGraceMs);
       throw error instanceof ProtocolError ? error : Errors.httpSendFailed(valid.url.href);
     }
     const head = { status: response.statusCode, headers: flattenHeaders(response.headers) };
     if (streaming) {
+      this.unanswered.delete(controller);
       this.stream(params.requestId, response, controller, clear);
       return { ...head, bodyBase64: '' };
     }
@@ -135,10 +149,13 @@ export class HttpClient {
       // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
       return { ...head, bodyBase64: new Base64Payload(body) };
     } catch {
-      throw Errors.httpBodyFailed();
+      throw controller.signal.reason === INPUT_ENDED
+        ? Errors.httpInputEnded(valid.url.href, this.inputEndGraceMs)
+        : Errors.httpBodyFailed();
     } finally {
       clear();
       this.buffered.delete(controller);
+      this.unanswered.delete(controller);
     }
   }
 
@@ -147,6 +164,19 @@ export class HttpClient {
    * any buffered request still waiting (only a drain that stopped waiting for
    * answers, after a signal, has one): it is answered with its error.
    */
+  /**
+   * The client's input ended (EXT-DRAIN): every request read gets its answer, but one without a
+   * timeout may never get one from the network (a server that never answers, an endless body),
+   * and would keep this server alive for good. Those still waiting after `graceMs` are
+   * answered with an error that says so; a request with a timeoutMs keeps its own.
+   */
+  inputEnded(graceMs = INPUT_END_GRACE_MS): void {
+    this.inputEndGraceMs = graceMs;
+    setTimeout(() => {
+      for (const [controller, timed] of this.unanswered) if (!timed) controller.abort(INPUT_ENDED);
+    }, graceMs).unref();
+  }
+
   shutdown(): void {
     for (const stream of [...this.streams.values()]) stream.abort(ErrorTexts.bodyInputClosed);
     for (const controller of this.buffered) controller.abort();
