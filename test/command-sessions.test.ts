@@ -144,6 +144,38 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     await expect(sessions.exec({ sessionId: id, input: [] })).rejects.toThrow(`unknown session id ${id}`);
   });
 
+  it.sequential('reports the exit code of a session that ended between two calls with nothing more printed', async () => {
+    const trigger = path.join(os.tmpdir(), `sessions-quiet-end-${process.pid}-${index}`);
+    const marker = `quiet-end-${index}`;
+    let ours: string | undefined;
+    const printed = new Promise<void>((resolve) => {
+      const stop = executor.onEvent((processId, event) => {
+        if (event.type === 'output' && event.chunk.toString().includes(marker)) {
+          ours = processId;
+          stop();
+          resolve();
+        }
+      });
+    });
+    const script = `echo ${marker}; while [ ! -e "$0" ]; do sleep 0.01; done; exit 7`;
+    const id = (await sessions.exec({ input: ['sh', '-c', script, trigger], timeoutMs: 0 })).sessionId!;
+    await printed;
+    expect((await sessions.exec({ sessionId: id, input: [], timeoutMs: 0 })).output).toContain(marker); // nothing left over
+    const closed = new Promise<void>((resolve) => {
+      const stop = executor.onEvent((processId, event) => {
+        if (event.type === 'closed' && processId === ours) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    fs.writeFileSync(trigger, '');
+    await closed;
+    fs.rmSync(trigger);
+    expect(await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 })).toEqual({ output: '', exitCode: 7 });
+    await expect(sessions.exec({ sessionId: id, input: [] })).rejects.toThrow(`unknown session id ${id}`);
+  });
+
   it.sequential('rejects an empty command line', async () => {
     await expect(sessions.exec({ input: [] })).rejects.toThrow('missing command line');
   });

@@ -27,8 +27,8 @@ export interface ExecResult {
   sessionId?: number;
   output: string;
   /**
-   * Present once the session's process has exited: its exit code (128 + the signal's number
-   * when a signal ended it, from a current server; −1 from a Codex 0.134 one).
+   * Present once the session's process has exited: its exit code. Sessions run on a PTY, where
+   * servers (Codex's too) report a process ended by a signal as 1, not 128 + the signal's number.
    */
   exitCode?: number;
 }
@@ -142,9 +142,10 @@ export class CommandSessions {
       this.sessions.delete(id);
       throw ClientErrors.cutOff(session.failure);
     }
-    // A session that ended after the last call hands over what it printed since, once; with nothing
-    // left to hand over it is unknown, as the seed's manager answers for a finished one.
-    if (!session || (session.closed && !session.output.hasOutput())) {
+    // A session that ended after the last call hands over what it printed since and its exit code,
+    // once (the result without a sessionId says it is over); then it is unknown, as the seed's
+    // manager answers for a finished one.
+    if (!session) {
       this.sessions.delete(id);
       throw new CommandSessionError('unknownSession', `unknown session id ${id}`);
     }

@@ -18,11 +18,6 @@ export class SessionOutput {
     this.collected.push(chunk);
   }
 
-  /** Whether anything came since the last take. */
-  hasOutput(): boolean {
-    return this.collected.length > 0;
-  }
-
   /**
    * The text collected since the last take. `keepIncompleteEnd`: an
    * unfinished character at the end is held back for the next take, when
