@@ -11,6 +11,7 @@ import { findBwrap } from '../src/server/sandbox/bwrap.js';
 import { executorKinds, hasWebSocketReference, webSocketReferenceKinds, webSocketReferenceSkipReason } from './support/executors.js';
 import { workspaceWrite } from './support/sandbox-policy.js';
 import { listenOurs } from './support/websocket-server.js';
+import { findByCmdline, waitDead } from './support/proc.js';
 
 const ENV = { PATH: '/usr/bin:/bin' };
 
@@ -247,6 +248,24 @@ describe('RemoteExecutor on a client it does not own', () => {
       await executor.close();
       await closed;
       expect((await client.getMetadata('/')).isDirectory).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('kills what a start under way at close starts, and fails every call after close, as a LocalExecutor does', async () => {
+    const client = await ExecServerClient.spawn({ clientName: 'borrowed-race' });
+    try {
+      const executor = new RemoteExecutor(client, false);
+      const starting = executor.start({ processId: 'racing', argv: ['sleep', '30.771'], cwd: os.tmpdir(), env: ENV, tty: false });
+      await executor.close();
+      await expect(starting).rejects.toThrow('exec-server transport disconnected: the executor is closed');
+      expect(await waitDead(findByCmdline('30.771', 'sleep'))).toEqual([]);
+      const after = executor.start({ processId: 'after', argv: ['sleep', '30.772'], cwd: os.tmpdir(), env: ENV, tty: false });
+      await expect(after).rejects.toThrow('the executor is closed');
+      await expect(executor.getMetadata('/')).rejects.toThrow('the executor is closed');
+      expect(findByCmdline('30.772', 'sleep')).toEqual([]);
+      expect((await client.getMetadata('/')).isDirectory).toBe(true); // the client is not the executor's to close
     } finally {
       await client.close();
     }

@@ -16,6 +16,10 @@ import { ListenerSet } from './listeners.js';
 export class RemoteExecutor extends ProtocolFacade implements Executor {
   private readonly listeners = new ListenerSet();
   private readonly sessions = new Map<string, ProcessSession>();
+  /** Starts under way: `close` waits for them, and each kills what it started once it sees the executor closing. */
+  private readonly starting = new Set<Promise<unknown>>();
+  /** Once `close` began: every call fails, as on a LocalExecutor (a borrowed client stays open). */
+  private closing = false;
 
   constructor(
     readonly client: ExecServerClient,
@@ -29,6 +33,7 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   }
 
   protected call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
+    if (this.closing) return Promise.reject(closedError());
     return this.client.requestProduced(method, params);
   }
 
@@ -37,6 +42,17 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   }
 
   async start(params: ExecutorStartParams): Promise<{ processId: string }> {
+    if (this.closing) throw closedError();
+    const starting = this.startSession(params);
+    this.starting.add(starting);
+    try {
+      return await starting;
+    } finally {
+      this.starting.delete(starting);
+    }
+  }
+
+  private async startSession(params: ExecutorStartParams): Promise<{ processId: string }> {
     // The client fills in a missing cwd or env from this machine, which means nothing on another:
     // a plain-JS caller that left one out gets the server's −32602, as from a LocalExecutor.
     if (params.cwd === undefined || params.env === undefined) refuseAsTheServer('process/start', params);
@@ -47,6 +63,11 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
       arg0: params.arg0 ?? undefined,
       size: params.size ?? undefined,
     });
+    if (this.closing) {
+      // close() ran while it started: it goes the way of the others, and this call fails as a later one would.
+      await session.terminate().catch(() => undefined);
+      throw closedError();
+    }
     this.sessions.set(session.processId, session);
     session.on('event', (event) => this.listeners.emit(session.processId, event));
     session.onFinished = chain(session.onFinished, () => this.sessions.delete(session.processId));
@@ -54,6 +75,7 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   }
 
   async read(params: ExecutorReadParams): Promise<ReadResult> {
+    if (this.closing) throw closedError();
     const { processId, ...options } = params;
     return this.sessions.get(processId)?.read(options) ?? this.readProcess(processId, options);
   }
@@ -64,11 +86,15 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
 
   /** Kills what this executor started and is still running; closes the client too if it owns it. */
   async close(): Promise<void> {
+    this.closing = true;
     const running = [...this.sessions.values()].filter((session) => !session.done);
-    await Promise.all(running.map((session) => session.terminate().catch(() => undefined)));
+    const starts = [...this.starting].map((start) => start.catch(() => undefined));
+    await Promise.all([...running.map((session) => session.terminate().catch(() => undefined)), ...starts]);
     if (this.ownsClient) await this.client.close();
   }
 }
+
+const closedError = () => ClientErrors.disconnected('the executor is closed');
 
 /** Throws the error a server's params decoding gives `params` (generation 2's wording). */
 function refuseAsTheServer(method: MethodName, params: unknown): void {
