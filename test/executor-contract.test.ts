@@ -52,6 +52,11 @@ describe.each(kinds)('Executor contract: $name', ({ create, reference = false })
   const outputOf = (processId: string) =>
     Buffer.concat((events.get(processId) ?? []).flatMap((e) => (e.type === 'output' ? [e.chunk] : []))).toString();
 
+  it('gives the directories of the machine as native paths, whatever the generation', async () => {
+    const info = await executor.environmentInfo();
+    expect([info.cwd, info.userHomeDir, info.tempDir].filter((dir) => !dir.startsWith('/'))).toEqual([]);
+  });
+
   it('numbers output, exit and close in seq order', async () => {
     const { list } = await runToClose(['sh', '-c', 'echo a; echo b >&2; exit 4']);
     expect(list.map((e) => ('seq' in e ? e.seq : -1))).toEqual(list.map((_, i) => i + 1));

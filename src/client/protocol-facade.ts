@@ -75,9 +75,17 @@ export abstract class ProtocolFacade {
     await this.call('process/signal', { processId, signal });
   }
 
-  /** The server machine's shell, cwd, platform and capabilities. */
-  environmentInfo(): Promise<EnvironmentInfoResult> {
-    return this.call('environment/info', {});
+  /** The server machine's shell, cwd, platform and capabilities; its directories as native paths, whatever the generation. */
+  async environmentInfo(): Promise<EnvironmentInfoResult> {
+    const info = await this.call('environment/info', {});
+    const native = (uri: string) => this.speech().fromServer(uri);
+    return {
+      ...info,
+      cwd: native(info.cwd),
+      userHomeDir: native(info.userHomeDir),
+      tempDir: native(info.tempDir),
+      ...(info.temporaryDirectories ? { temporaryDirectories: info.temporaryDirectories.map(native) } : {}),
+    };
   }
 
   async readFile(file: string): Promise<Buffer> {

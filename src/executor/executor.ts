@@ -7,7 +7,15 @@
 import type { ProcessEvent, ReadResult } from '../client/process-session.js';
 import type { Readable, Writable } from 'node:stream';
 import type { FileStreamOptions } from '../client/file-streams.js';
-import type { FsDirectoryEntry, FsMetadataResult, FsWalkResult, ProcessStartParams, WalkOptions, WriteStatus } from '../protocol/types.js';
+import type {
+  EnvironmentInfoResult,
+  FsDirectoryEntry,
+  FsMetadataResult,
+  FsWalkResult,
+  ProcessStartParams,
+  WalkOptions,
+  WriteStatus,
+} from '../protocol/types.js';
 
 export type { ProcessEvent };
 
@@ -40,6 +48,8 @@ export interface Executor {
   signal(processId: string, signal: string): Promise<void>;
   /** Subscribes to events; returns the unsubscribe function. */
   onEvent(listener: ExecutorEventListener): () => void;
+  /** The machine's shell, directories (native paths), platform and capabilities. */
+  environmentInfo(): Promise<EnvironmentInfoResult>;
 
   readFile(path: string): Promise<Buffer>;
   writeFile(path: string, data: Uint8Array): Promise<void>;

@@ -23,7 +23,7 @@ function build() {
   /** The machine a server runs on (PROTOCOL-V2.md §1c), in `initialize` and `environment/info`. */
   const EnvironmentInfo = z.object({
     shell: z.object({ name: z.string(), path: z.string() }),
-    /** A native path (generation 1) or a `file://` URI (generation 2). */
+    /** A native path (generation 1) or a `file://` URI (generation 2); the client's `environmentInfo()` gives native paths. */
     cwd: z.string(),
     executorVersion: z.string(),
     /** `file://` URIs. */
