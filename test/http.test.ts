@@ -206,6 +206,60 @@ describe('http/request buffered (§5)', () => {
     }
   });
 
+  it('refuses, before sending, headers its HTTP client would refuse or drop, naming the header; sends the forms it can', async () => {
+    const hello = Buffer.from('hello').toString('base64');
+    const cases: Array<[Array<{ name: string; value: string }>, string | undefined, string]> = [
+      [
+        [{ name: 'Expect', value: '100-continue' }],
+        hello,
+        'expect cannot be sent by this exec-server: its HTTP client (undici) does not send it',
+      ],
+      [
+        [{ name: 'upgrade', value: 'websocket' }],
+        undefined,
+        'upgrade cannot be sent by this exec-server: its HTTP client (undici) does not send it',
+      ],
+      [
+        [{ name: 'keep-alive', value: 'timeout=5' }],
+        undefined,
+        'keep-alive cannot be sent by this exec-server: its HTTP client (undici) does not send it',
+      ],
+      [
+        [{ name: 'connection', value: 'keep-alive, x-foo' }],
+        undefined,
+        'connection cannot be sent by this exec-server: only `close` and `keep-alive` can be sent',
+      ],
+      [
+        [
+          { name: 'host', value: 'a' },
+          { name: 'Host', value: 'b' },
+        ],
+        undefined,
+        'host cannot be sent by this exec-server: it is given twice',
+      ],
+      [[{ name: 'content-length', value: '3' }], hello, 'content-length cannot be sent by this exec-server: the body has 5 bytes'],
+      [[{ name: 'content-length', value: 'abc' }], hello, 'content-length cannot be sent by this exec-server: the body has 5 bytes'],
+      [
+        [{ name: 'transfer-encoding', value: 'gzip' }],
+        hello,
+        'transfer-encoding cannot be sent by this exec-server: only `chunked` can be sent',
+      ],
+    ];
+    const before = seen.length;
+    for (const [headers, bodyBase64, why] of cases) {
+      const params = req({ method: 'POST', url: `${base}/echo`, headers, ...(bodyBase64 ? { bodyBase64 } : {}) });
+      expect(await server.error('http/request', params)).toEqual({ code: -32602, message: `http/request header ${why}` });
+    }
+    expect(seen.length).toBe(before); // nothing reached the network
+    const sendable = [
+      { name: 'content-length', value: '5' },
+      { name: 'connection', value: 'close' },
+    ];
+    const sent = await server.request('http/request', req({ method: 'POST', url: `${base}/echo`, headers: sendable, bodyBase64: hello }));
+    expect(sent.status).toBe(200);
+    expect(seen.at(-1)).toMatchObject({ body: 'hello' });
+  });
+
   it('takes redirectPolicy as a sign of generation 2, whose timeoutMs 0 fails before sending', async () => {
     const fresh = await ServerProcess.started();
     try {

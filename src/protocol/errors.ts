@@ -146,6 +146,8 @@ export const Errors = {
     invalidParams(`http/request header ${name} requires executor environment variable ${variable}`),
   httpHeaderEnvEmpty: (name: string, variable: string) =>
     invalidParams(`http/request header ${name} requires a non-empty executor environment variable ${variable}`),
+  httpHeaderUnsendable: (name: string, why: string) =>
+    invalidParams(`http/request header ${name} cannot be sent by this exec-server: ${why}`),
   httpStreamActive: (id: string) => invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
   httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
   /** Generation 2 with `timeoutMs: 0`: the reference gives up before it sends anything. */

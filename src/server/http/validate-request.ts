@@ -4,6 +4,7 @@
  */
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { DecodedParamsOf } from '../../protocol/methods.js';
+import { refuseUnsendable } from './unsendable-headers.js';
 import { Errors } from '../../protocol/errors.js';
 import { whyUrlFails } from './url-failure.js';
 
@@ -94,5 +95,6 @@ export function validateRequest(params: Params, decodeBase64: Base64Decoder, env
   }
   // The reference sends `accept: */*` unless told otherwise, and no user-agent.
   if (!hasAccept) headers.push('accept', '*/*');
+  refuseUnsendable(headers, body);
   return { method: params.method, url, headers, body };
 }
