@@ -91,11 +91,12 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     // One still starting when close() runs, one already collecting: both end, their processes killed.
     // Markers of this kind's own, since the other kinds run the same test meanwhile.
     const [startingMark, collectingMark] = [`30.5${index}1`, `30.5${index}2`];
-    const starting = expect(own.exec({ input: ['sleep', startingMark], timeoutMs: 20_000 })).rejects.toMatchObject({
-      kind: 'closed',
-      message: 'the command sessions are closed',
-    });
+    let startSettled = false;
+    const startingExec = own.exec({ input: ['sleep', startingMark], timeoutMs: 20_000 }).finally(() => (startSettled = true));
+    const starting = expect(startingExec).rejects.toMatchObject({ kind: 'closed', message: 'the command sessions are closed' });
     await own.close();
+    await new Promise(setImmediate);
+    expect(startSettled).toBe(true); // close() waited for it, and for its process to be terminated
     await starting;
     // And after close, nothing starts.
     const marker = path.join(os.tmpdir(), `sessions-closed-${process.pid}-${index}`);

@@ -64,6 +64,8 @@ export class CommandSessions {
   private readonly byProcess = new Map<string, Session>();
   private nextId = 1;
   private closing = false;
+  /** Sessions still starting: `close` waits for them (each kills its process once it sees the close). */
+  private readonly opening = new Set<Promise<unknown>>();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -88,14 +90,17 @@ export class CommandSessions {
 
   /**
    * Runs a new session or continues one. Rejects with a `CommandSessionError` for a missing
-   * command line, an unknown session or after `close`, and with an `ExecServerClientError`
-   * (`disconnected`) when the executor's transport went while the session ran.
+   * command line, an unknown session or after `close`; with an `ExecServerClientError`
+   * (`disconnected`) when the executor's transport went while the session ran; and with the
+   * executor's `ExecServerError` when the server refused a call (a command or cwd that does not
+   * exist, a write to a terminated process). A call collecting output when `close` runs returns
+   * what it has, without `sessionId` or `exitCode`.
    */
   async exec(request: ExecRequest): Promise<ExecResult> {
     if (this.closing) throw closedError();
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
     const [id, session] =
-      request.sessionId === undefined ? await this.open(request.input) : await this.resume(request.sessionId, request.input);
+      request.sessionId === undefined ? await this.tracked(this.open(request.input)) : await this.resume(request.sessionId, request.input);
     // Output keeps coming in until the deadline; only the session's end cuts the wait short.
     if (!session.closed && timeoutMs > 0) await session.output.waitForEnd(timeoutMs);
     // An unfinished character waits for the rest of its bytes in the next call.
@@ -106,6 +111,15 @@ export class CommandSessions {
       return session.exitCode === undefined ? { output } : { output, exitCode: session.exitCode };
     }
     return { sessionId: id, output };
+  }
+
+  private async tracked<T>(opening: Promise<T>): Promise<T> {
+    this.opening.add(opening);
+    try {
+      return await opening;
+    } finally {
+      this.opening.delete(opening);
+    }
   }
 
   private async open(argv: string[]): Promise<[number, Session]> {
@@ -153,12 +167,13 @@ export class CommandSessions {
     return [id, session];
   }
 
-  /** Terminates every session and stops listening. */
+  /** Terminates every session (those still starting too, before it resolves) and stops listening. */
   async close(): Promise<void> {
     this.closing = true;
     this.unsubscribe();
     const sessions = [...this.sessions.values()];
-    await Promise.all(sessions.map((s) => this.executor.terminate(s.processId).catch(() => false)));
+    const opening = [...this.opening].map((open) => open.catch(() => undefined));
+    await Promise.all([...sessions.map((s) => this.executor.terminate(s.processId).catch(() => false)), ...opening]);
     // No closed event will come now: an exec still collecting returns what it has, as for an exited process.
     for (const session of sessions) {
       session.closed = true;
