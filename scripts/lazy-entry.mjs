@@ -8,8 +8,9 @@
 // - plain data (numbers, strings, objects of them): a copy, so that reading it loads nothing;
 // - a function: a function of the same name that loads the library and calls it;
 // - a class (or an object such as `silentLogger`): a Proxy that loads the library on first touch
-//   and then forwards everything to the real one: `new`, static methods, `instanceof` (through the
-//   real `prototype`), and `class Mine extends ExecServerClient` (its `new.target` is kept).
+//   and forwards everything to the real one: `new`, static methods, `instanceof` (through the
+//   real `prototype`), `class Mine extends ExecServerClient` (its `new.target` is kept), spies.
+//   The load then makes each such export the real one (ES module bindings are live).
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadCached } from './cached-load.cjs';
@@ -29,8 +30,12 @@ function exportOf(name, value) {
   if (isData(value)) return `export const ${name} = ${JSON.stringify(value)};`;
   if (typeof value === 'function' && !/^class\b/.test(Function.prototype.toString.call(value)))
     return `export function ${name}(...args) {\n  return load().${name}(...args);\n}`;
-  return `export const ${name} = lazy(${JSON.stringify(name)}, ${typeof value === 'function' ? 'function () {}' : '{}'});`;
+  standIns.push(name);
+  return `export let ${name} = lazy(${JSON.stringify(name)}, ${typeof value === 'function' ? 'function () {}' : '{}'});`;
 }
+
+/** The exports that start as stand-ins: once the library is loaded, their bindings become the real ones. */
+const standIns = [];
 
 const PRELUDE = `// Made by scripts/lazy-entry.mjs: the library (dist/lib.cjs, through V8's code cache) is loaded
 // on first use of one of its exports, not at import.
@@ -42,6 +47,7 @@ function load() {
   if (lib === undefined) {
     const { loadCached } = createRequire(import.meta.url)('./cached-load.cjs');
     lib = loadCached(fileURLToPath(new URL('./lib.cjs', import.meta.url)));
+    takeRealOnes(lib);
   }
   return lib;
 }
@@ -58,10 +64,17 @@ function lazy(name, target) {
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
     apply: (_, self, args) => Reflect.apply(real(), self, args),
     construct: (_, args, newTarget) => Reflect.construct(real(), args, newTarget === stand ? real() : newTarget),
+    // A spy or mock put on the stand-in (vi.spyOn(ExecServerClient, 'spawn')) goes on the real one.
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
   });
   return stand;
 }
 `;
 
-const entry = [PRELUDE, ...Object.entries(lib).map(([name, value]) => exportOf(name, value)), ''].join('\n');
+const exports = Object.entries(lib).map(([name, value]) => exportOf(name, value));
+// ES module bindings are live: from the first use on, importers see the library's own classes
+// (\`instance.constructor === ExecServerClient\`); only a value copied before that stays a stand-in.
+const takeRealOnes = `function takeRealOnes(real) {\n${standIns.map((name) => `  ${name} = real.${name};`).join('\n')}\n}\n`;
+const entry = [PRELUDE, takeRealOnes, ...exports, ''].join('\n');
 fs.writeFileSync(path.join(dist, 'index.js'), entry);

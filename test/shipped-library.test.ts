@@ -47,6 +47,7 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
     // In a fresh process: the bundle is read (through node:vm, see cached-load.cjs) only once an export is used.
     const script = `
       const lib = await import(${JSON.stringify(entry)});
+      const standIn = lib.ExecServerClient; // a value copied before the library loads stays a stand-in
       const report = { atImport: process.moduleLoadList.includes('NativeModule vm') };
       report.constants = [lib.ErrorCode.InvalidParams, lib.Method.FsReadBlock, lib.MAX_BLOCK_BYTES];
       report.afterConstants = process.moduleLoadList.includes('NativeModule vm');
@@ -58,6 +59,10 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
       report.subclass = [mine.mine(), mine instanceof lib.ProtocolError, mine.code];
       report.statics = [typeof lib.ExecServerClient.spawn, Object.keys(lib.silentLogger).sort().join()];
       report.notAClient = ({}) instanceof lib.ExecServerClient;
+      // Once loaded, the exports are the library's own classes; a spy put on a stand-in reaches them.
+      report.identity = [error.constructor === lib.ProtocolError, lib.ExecServerClient !== standIn];
+      Object.defineProperty(standIn, 'spawn', { value: async () => 'spied', configurable: true, writable: true });
+      report.spied = await lib.ExecServerClient.spawn();
       console.log(JSON.stringify(report));`;
     const report = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
     expect(report).toEqual({
@@ -69,6 +74,8 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
       subclass: ['mine', true, -32600],
       statics: ['function', 'debug,error,info,log,warn'],
       notAClient: false,
+      identity: [true, true],
+      spied: 'spied',
     });
   });
 

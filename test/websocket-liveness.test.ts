@@ -83,7 +83,10 @@ describe('WebSocket liveness', () => {
   });
 
   it('keeps a client that stopped reading (backpressure all the way to the child), which then gets every byte', async () => {
-    const client = await ExecServerClient.connectWebSocket(listener.url);
+    // An interval long enough for the client to read what the kernel holds once it reads again (its own
+    // pings, every 15 s, would show it there in a real one); the stall below lasts several of them.
+    const roomy = await listenWebSocket({ ...listenerOptions(), pingIntervalMs: 400 });
+    const client = await ExecServerClient.connectWebSocket(roomy.url);
     try {
       const session = await client.start({ argv: ['sh', '-c', 'echo $$; exec head -c 50000000 /dev/zero'] });
       const events = session[Symbol.asyncIterator]();
@@ -92,7 +95,7 @@ describe('WebSocket liveness', () => {
       // Nothing read: the client stops reading its socket, the server its pipe, and head blocks writing.
       expect(await waitBlockedIn(Number(pidLine), /pipe_write/)).toBe(true);
       // Many ping intervals while nothing is read: the pong is held up behind the output, not missing.
-      await new Promise((resolve) => setTimeout(resolve, 20 * PING_MS));
+      await new Promise((resolve) => setTimeout(resolve, 6 * 400));
       let bytes = first.chunk.length;
       const ends: string[] = [];
       for (let next = await events.next(); !next.done; next = await events.next()) {
@@ -103,6 +106,7 @@ describe('WebSocket liveness', () => {
       expect(bytes).toBe(pidLine.length + 1 + 50_000_000);
     } finally {
       await client.close();
+      await roomy.close();
     }
   });
 

@@ -115,9 +115,9 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
       return refuse(socket as net.Socket, 403, 'Forbidden');
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const { input, output, sentBytes } = webSocketStreams(ws, (code) =>
-        server.transportClosed(ENDS_SESSION.has(code) ? 'end' : 'detach'),
-      );
+      const { input, output, sentBytes } = webSocketStreams(ws, {
+        onClose: (code) => server.transportClosed(ENDS_SESSION.has(code) ? 'end' : 'detach'),
+      });
       liveness.set(ws, new PeerLiveness(ws, sentBytes));
       const server = new ExecServer({
         ...options.server,

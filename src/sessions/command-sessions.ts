@@ -163,7 +163,9 @@ export class CommandSessions {
       this.sessions.delete(id);
       throw new CommandSessionError('unknownSession', `unknown session id ${id}`);
     }
-    if (input.length > 0 && !session.closed) await this.executor.write(session.processId, Buffer.from(input.join(' ')));
+    // Handed over once: a call that comes meanwhile finds it unknown.
+    if (session.closed) this.sessions.delete(id);
+    else if (input.length > 0) await this.executor.write(session.processId, Buffer.from(input.join(' ')));
     return [id, session];
   }
 

@@ -2,7 +2,7 @@
  * Whether a WebSocket peer is still there. A ping's pong is the usual sign,
  * but it queues behind whatever was sent before it: a peer slow to read what
  * we sent, or one we stopped reading (backpressure), cannot answer in time
- * and is not gone. Other signs count too: a message from the peer, or our
+ * and is not gone. Other signs count too: a message or a ping from the peer, or our
  * output leaving for it (the socket only takes more once the peer takes it).
  */
 import type { WebSocket } from 'ws';
@@ -19,8 +19,8 @@ export class PeerLiveness {
     private readonly socket: WebSocket,
     private readonly sentBytes: () => number,
   ) {
-    socket.on('pong', () => (this.heard = true));
-    socket.on('message', () => (this.heard = true));
+    // A peer's own pings count too: a client behind on our output (its pong queued behind it) still pings.
+    for (const sign of ['pong', 'ping', 'message'] as const) socket.on(sign, () => (this.heard = true));
   }
 
   /**

@@ -83,11 +83,19 @@ function asLine(data: RawData): Buffer {
   return bytes;
 }
 
-/**
- * `onClose` hears the close code before the streams end (a listener tells a
- * clean close, 1000, from a dropped connection).
- */
-export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => void): WebSocketStreams {
+export interface WebSocketStreamOptions {
+  /** Hears the close code before the streams end (a listener tells a clean close, 1000, from a dropped connection). */
+  onClose?: (code: number) => void;
+  /**
+   * A client's: while its reader is behind, the socket is not read either, so that the server's
+   * output backs up into TCP and the server's flow control, not into the client's memory. (A
+   * server keeps reading: a socket not read answers no ping, and the client would take the
+   * server for gone; what a client sends is its own requests, bounded by its own waiting.)
+   */
+  backpressure?: boolean;
+}
+
+export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOptions = {}): WebSocketStreams {
   const input = new PassThrough();
   let sent = 0;
   // A write calls back once ws has sent what it took from the chunk: its buffer may then be reused.
@@ -116,8 +124,6 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
       },
     }),
   );
-  // Backpressure: while the reader is behind (it paused the input), the socket is not read either,
-  // so that what the peer sends backs up into TCP and the peer's buffers, not into this process.
   let paused = false;
   const resume = () => {
     paused = false;
@@ -129,13 +135,13 @@ export function webSocketStreams(socket: WebSocket, onClose?: (code: number) => 
       return;
     }
     input.write(asLine(data));
-    if (input.write(LINE_END) || paused) return;
+    if (input.write(LINE_END) || paused || !options.backpressure) return;
     paused = true;
     socket.pause();
     input.once('drain', resume);
   });
   socket.on('close', (code) => {
-    onClose?.(code);
+    options.onClose?.(code);
     input.end();
     output.destroy();
   });

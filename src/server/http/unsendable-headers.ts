@@ -1,7 +1,7 @@
 /**
  * Request headers that undici, our HTTP client, will not send as given.
  * It refuses some outright (`expect`, `upgrade`, `keep-alive`, a second
- * `host` or `content-length`, a `content-length` the body does not have), and
+ * `host` or `content-length`, a `content-length` a body given does not have), and
  * silently drops a `connection` header, honouring only `close`. The
  * reference sends them all. Rather than a generic "error sending request"
  * after the fact, or a request changed behind the caller's back, such a
@@ -24,8 +24,10 @@ export function refuseUnsendable(headers: readonly string[], body: Buffer | unde
     seen.add(name);
     if (name === 'connection' && value.split(',').some((token) => !CONNECTION_TOKENS.has(token.trim().toLowerCase())))
       throw Errors.httpHeaderUnsendable(name, 'only `close` and `keep-alive` can be sent');
-    if (name === 'content-length' && !(/^\s*\d+\s*$/.test(value) && Number(value) === (body?.length ?? 0)))
-      throw Errors.httpHeaderUnsendable(name, `the body has ${body?.length ?? 0} bytes`);
+    if (name === 'content-length' && !/^\s*\d+\s*$/.test(value)) throw Errors.httpHeaderUnsendable(name, `\`${value}\` is not a length`);
+    // Without a body (a GET, a HEAD) undici sends the request all the same.
+    if (name === 'content-length' && body !== undefined && body.length > 0 && Number(value) !== body.length)
+      throw Errors.httpHeaderUnsendable(name, `the body has ${body.length} bytes`);
     if (name === 'transfer-encoding' && value.trim().toLowerCase() !== 'chunked')
       throw Errors.httpHeaderUnsendable(name, 'only `chunked` can be sent');
   }

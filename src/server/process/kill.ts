@@ -47,7 +47,9 @@ function sessionOf(pid: string): number | undefined {
  * kernel keeps the number while any process is in that group or session, so a live process with
  * that pid is a stranger, whose group and session took the number after ours were empty.
  */
-const stillOurs = (id: number): boolean => !fs.existsSync(`/proc/${id}`);
+const stillOurs = (id: number): boolean => HAS_PROC && !fs.existsSync(`/proc/${id}`);
+/** Without /proc (not Linux) nothing can tell: such numbers are left alone. */
+const HAS_PROC = fs.existsSync('/proc/self/stat');
 
 /** SIGKILLs every process whose session id is one of `sids` (Linux; a no-op elsewhere), in one pass over /proc. */
 function killSessionMembers(sids: ReadonlySet<number>): void {
