@@ -160,11 +160,6 @@ export class HttpClient {
   }
 
   /**
-   * Aborts every streamed body with a terminal delta (EXT-DRAIN step 5), and
-   * any buffered request still waiting (only a drain that stopped waiting for
-   * answers, after a signal, has one): it is answered with its error.
-   */
-  /**
    * The client's input ended (EXT-DRAIN): every request read gets its answer, but one without a
    * timeout may never get one from the network (a server that never answers, an endless body),
    * and would keep this server alive for good. Those still waiting after `graceMs` are
@@ -177,6 +172,11 @@ export class HttpClient {
     }, graceMs).unref();
   }
 
+  /**
+   * Aborts every streamed body with a terminal delta (EXT-DRAIN step 5), and
+   * any buffered request still waiting (only a drain that stopped waiting for
+   * answers, after a signal, has one): it is answered with its error.
+   */
   shutdown(): void {
     for (const stream of [...this.streams.values()]) stream.abort(ErrorTexts.bodyInputClosed);
     for (const controller of this.buffered) controller.abort();

@@ -42,14 +42,15 @@ function sessionOf(pid: string): number | undefined {
   }
 }
 
+/** Without /proc (not Linux) nothing can tell whose a number is: such numbers are left alone. */
+const HAS_PROC = fs.existsSync('/proc/self/stat');
+
 /**
  * Whether `id`, the pid of a leader that was reaped, may stand for its group and session: the
  * kernel keeps the number while any process is in that group or session, so a live process with
  * that pid is a stranger, whose group and session took the number after ours were empty.
  */
 const stillOurs = (id: number): boolean => HAS_PROC && !fs.existsSync(`/proc/${id}`);
-/** Without /proc (not Linux) nothing can tell: such numbers are left alone. */
-const HAS_PROC = fs.existsSync('/proc/self/stat');
 
 /** SIGKILLs every process whose session id is one of `sids` (Linux; a no-op elsewhere), in one pass over /proc. */
 function killSessionMembers(sids: ReadonlySet<number>): void {
