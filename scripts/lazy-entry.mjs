@@ -26,6 +26,9 @@ const isData = (value) =>
     Object.getPrototypeOf(value) === Object.prototype &&
     Object.values(value).every(isScalar));
 
+/** The exports that start as stand-ins: once the library is loaded, their bindings become the real ones. */
+const standIns = [];
+
 function exportOf(name, value) {
   if (isData(value)) return `export const ${name} = ${JSON.stringify(value)};`;
   if (typeof value === 'function' && !/^class\b/.test(Function.prototype.toString.call(value)))
@@ -33,9 +36,6 @@ function exportOf(name, value) {
   standIns.push(name);
   return `export let ${name} = lazy(${JSON.stringify(name)}, ${typeof value === 'function' ? 'function () {}' : '{}'});`;
 }
-
-/** The exports that start as stand-ins: once the library is loaded, their bindings become the real ones. */
-const standIns = [];
 
 const PRELUDE = `// Made by scripts/lazy-entry.mjs: the library (dist/lib.cjs, through V8's code cache) is loaded
 // on first use of one of its exports, not at import.

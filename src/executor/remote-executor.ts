@@ -11,13 +11,14 @@ import { decodeParams } from '../protocol/decode.js';
 import type { ProtocolError } from '../protocol/errors.js';
 import { type MethodName, Methods, type ProducedResultOf, type SentParamsOf } from '../protocol/methods.js';
 import type { Executor, ExecutorEventListener, ExecutorReadParams, ExecutorStartParams } from './executor.js';
+import { InFlight } from './in-flight.js';
 import { ListenerSet } from './listeners.js';
 
 export class RemoteExecutor extends ProtocolFacade implements Executor {
   private readonly listeners = new ListenerSet();
   private readonly sessions = new Map<string, ProcessSession>();
   /** Starts under way: `close` waits for them, and each kills what it started once it sees the executor closing. */
-  private readonly starting = new Set<Promise<unknown>>();
+  private readonly starting = new InFlight();
   /** Once `close` began: every call fails, as on a LocalExecutor (a borrowed client stays open). */
   private closing = false;
 
@@ -43,13 +44,7 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
 
   async start(params: ExecutorStartParams): Promise<{ processId: string }> {
     if (this.closing) throw closedError();
-    const starting = this.startSession(params);
-    this.starting.add(starting);
-    try {
-      return await starting;
-    } finally {
-      this.starting.delete(starting);
-    }
+    return this.starting.track(this.startSession(params));
   }
 
   private async startSession(params: ExecutorStartParams): Promise<{ processId: string }> {
@@ -88,8 +83,7 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   async close(): Promise<void> {
     this.closing = true;
     const running = [...this.sessions.values()].filter((session) => !session.done);
-    const starts = [...this.starting].map((start) => start.catch(() => undefined));
-    await Promise.all([...running.map((session) => session.terminate().catch(() => undefined)), ...starts]);
+    await Promise.all([...running.map((session) => session.terminate().catch(() => undefined)), this.starting.settled()]);
     if (this.ownsClient) await this.client.close();
   }
 }

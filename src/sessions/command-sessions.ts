@@ -7,6 +7,7 @@
 import { ClientErrors } from '../client/errors.js';
 import { randomUuid } from '../protocol/random-ids.js';
 import type { Executor, ProcessEvent } from '../executor/executor.js';
+import { InFlight } from '../executor/in-flight.js';
 import { SessionOutput } from './session-output.js';
 
 export const DEFAULT_TIMEOUT_MS = 1000;
@@ -65,7 +66,7 @@ export class CommandSessions {
   private nextId = 1;
   private closing = false;
   /** Sessions still starting: `close` waits for them (each kills its process once it sees the close). */
-  private readonly opening = new Set<Promise<unknown>>();
+  private readonly opening = new InFlight();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -100,7 +101,9 @@ export class CommandSessions {
     if (this.closing) throw closedError();
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
     const [id, session] =
-      request.sessionId === undefined ? await this.tracked(this.open(request.input)) : await this.resume(request.sessionId, request.input);
+      request.sessionId === undefined
+        ? await this.opening.track(this.open(request.input))
+        : await this.resume(request.sessionId, request.input);
     // Output keeps coming in until the deadline; only the session's end cuts the wait short.
     if (!session.closed && timeoutMs > 0) await session.output.waitForEnd(timeoutMs);
     // An unfinished character waits for the rest of its bytes in the next call.
@@ -111,15 +114,6 @@ export class CommandSessions {
       return session.exitCode === undefined ? { output } : { output, exitCode: session.exitCode };
     }
     return { sessionId: id, output };
-  }
-
-  private async tracked<T>(opening: Promise<T>): Promise<T> {
-    this.opening.add(opening);
-    try {
-      return await opening;
-    } finally {
-      this.opening.delete(opening);
-    }
   }
 
   private async open(argv: string[]): Promise<[number, Session]> {
@@ -174,8 +168,7 @@ export class CommandSessions {
     this.closing = true;
     this.unsubscribe();
     const sessions = [...this.sessions.values()];
-    const opening = [...this.opening].map((open) => open.catch(() => undefined));
-    await Promise.all([...sessions.map((s) => this.executor.terminate(s.processId).catch(() => false)), ...opening]);
+    await Promise.all([...sessions.map((s) => this.executor.terminate(s.processId).catch(() => false)), this.opening.settled()]);
     // No closed event will come now: an exec still collecting returns what it has, as for an exited process.
     for (const session of sessions) {
       session.closed = true;

@@ -49,9 +49,7 @@ const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
 export class HttpClient {
   private undici: Promise<Dispatcher> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
-  /** Buffered requests still waiting for their whole answer. */
-  private readonly buffered = new Set<AbortController>();
-  /** Requests not yet answered, each with whether it has a timeout of its own (see `inputEnded`). */
+  /** Requests not yet answered (a buffered one until its whole body is in), each with whether it has a timeout of its own (see `inputEnded`). */
   private readonly unanswered = new Map<AbortController, boolean>();
   private inputEndGraceMs = INPUT_END_GRACE_MS;
 
@@ -128,12 +126,10 @@ export class HttpClient {
     this.unanswered.set(controller, timeoutMs !== undefined);
     try {
       if (streaming) this.reserve(params.requestId, controller);
-      else this.buffered.add(controller);
       response = await this.send(valid, params.redirectPolicy === 'stop', redirectTargets(generation), controller.signal);
     } catch (error) {
       clear();
       this.streams.delete(params.requestId);
-      this.buffered.delete(controller);
       this.unanswered.delete(controller);
       if (controller.signal.reason === INPUT_ENDED) throw Errors.httpInputEnded(valid.url.href, this.inputEndGraceMs);
       throw error instanceof ProtocolError ? error : Errors.httpSendFailed(valid.url.href);
@@ -154,7 +150,6 @@ export class HttpClient {
         : Errors.httpBodyFailed();
     } finally {
       clear();
-      this.buffered.delete(controller);
       this.unanswered.delete(controller);
     }
   }
@@ -174,12 +169,12 @@ export class HttpClient {
 
   /**
    * Aborts every streamed body with a terminal delta (EXT-DRAIN step 5), and
-   * any buffered request still waiting (only a drain that stopped waiting for
+   * any request still waiting for its answer (only a drain that stopped waiting for
    * answers, after a signal, has one): it is answered with its error.
    */
   shutdown(): void {
     for (const stream of [...this.streams.values()]) stream.abort(ErrorTexts.bodyInputClosed);
-    for (const controller of this.buffered) controller.abort();
+    for (const controller of this.unanswered.keys()) controller.abort();
   }
 
   private reserve(requestId: string, controller: AbortController): void {
