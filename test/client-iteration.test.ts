@@ -1,6 +1,10 @@
-/** A process session iterated with `for await`: leaving the loop early detaches it. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ExecServerClient } from '../src/index.js';
+/** How a process session hands over its events: iterated with `for await` (leaving the loop early detaches it), or to listeners. */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecServerClient, type ProcessEvent } from '../src/index.js';
+
+const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/fake-server.mjs');
 
 let client: ExecServerClient;
 beforeAll(async () => {
@@ -40,4 +44,25 @@ it('gives buffered events to the first consumer, a listener registered before an
   await closed;
   expect(heard).toEqual(['output', 'exited', 'closed']);
   expect(iterated).toEqual([]);
+});
+
+describe('session listeners', () => {
+  it('hand the backlog to the first listener, even events that arrived before start() resolved', async () => {
+    const client = await ExecServerClient.spawn({ command: process.execPath, args: [FAKE, 'reorder'], initializeTimeoutMs: 5000 });
+    try {
+      // In this scenario every event arrives before the start response.
+      const session = await client.start({ argv: ['x'], processId: 'p' });
+      const seen: ProcessEvent[] = [];
+      const closed = new Promise<void>((resolve) =>
+        session.on('event', (event: ProcessEvent) => {
+          seen.push(event);
+          if (event.type === 'closed') resolve();
+        }),
+      );
+      await closed;
+      expect(seen.map((e) => ('seq' in e ? e.seq : 0))).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await client.close();
+    }
+  });
 });

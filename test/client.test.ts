@@ -280,24 +280,3 @@ describe('against scripted servers', () => {
     expect(await waitDead(findByCmdline('60.61', 'sleep'))).toEqual([]);
   });
 });
-
-describe('session listeners', () => {
-  it('hand the backlog to the first listener, even events that arrived before start() resolved', async () => {
-    const client = await ExecServerClient.spawn(fake('reorder'));
-    try {
-      // In this scenario every event arrives before the start response.
-      const session = await client.start({ argv: ['x'], processId: 'p' });
-      const seen: ProcessEvent[] = [];
-      const closed = new Promise<void>((resolve) =>
-        session.on('event', (event: ProcessEvent) => {
-          seen.push(event);
-          if (event.type === 'closed') resolve();
-        }),
-      );
-      await closed;
-      expect(seen.map((e) => ('seq' in e ? e.seq : 0))).toEqual([1, 2, 3, 4, 5]);
-    } finally {
-      await client.close();
-    }
-  });
-});

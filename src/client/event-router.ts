@@ -51,6 +51,12 @@ export class EventRouter {
     return true;
   }
 
+  /** After a resume: each started session reads what it missed (one whose start waited for the resume missed nothing). */
+  async catchUpStarted(): Promise<void> {
+    const started = [...this.sessions.values()].filter((session) => session.started);
+    await Promise.all(started.map((session) => session.catchUp()));
+  }
+
   /** The connection is gone for good: every session and body fails with `message`. */
   failAll(message: string): void {
     for (const session of [...this.sessions.values()]) session.fail(message);

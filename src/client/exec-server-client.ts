@@ -16,7 +16,7 @@ import { bytesOf, payloadsAsText } from '../protocol/base64-payload.js';
 import type { MethodName, ParamsOf, ProducedResultOf, ResultOf, SentParamsOf } from '../protocol/methods.js';
 import { Notification } from '../protocol/notifications.js';
 import { ClientErrors, type ExecServerClientError } from './errors.js';
-import { boundedHandshake } from './handshake.js';
+import { completeHandshake } from './handshake.js';
 import { EventRouter } from './event-router.js';
 import { httpParams } from './http-bodies.js';
 import { Link, LinkDropped, type LinkTransport } from './link.js';
@@ -129,33 +129,23 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
 
   private async handshake(options: ConnectOptions, child?: ServerChild): Promise<void> {
     this.options = options;
-    const initialize = this.call('initialize', {
-      clientName: options.clientName ?? 'exec-server-client',
-      resumeSessionId: options.resumeSessionId ?? null,
-    });
-    const timeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     try {
-      const result = await boundedHandshake(initialize, timeoutMs, child);
-      if (typeof (result as unknown as { sessionId?: unknown } | null)?.sessionId !== 'string') {
-        this.onViolation(ClientErrors.malformedAnswer('initialize', result));
-        throw this.violation;
-      }
+      const result = await completeHandshake({
+        initialize: this.call('initialize', {
+          clientName: options.clientName ?? 'exec-server-client',
+          resumeSessionId: options.resumeSessionId ?? null,
+        }),
+        notifyInitialized: () => this.link.notify(Notification.Initialized, {}),
+        timeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+        child,
+        onMalformed: (error) => this.onViolation(error),
+      });
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result, options.protocolGeneration);
-      // A server gone right after its answer fails here: reported as the answer's failure would be.
-      const notified = Promise.resolve()
-        .then(() => this.link.notify(Notification.Initialized, {}))
-        .catch((error: unknown) => {
-          throw ClientErrors.disconnected((error as Error).message);
-        });
-      await boundedHandshake(notified, timeoutMs, child);
     } catch (error) {
-      if (this.violation !== undefined) throw this.violation;
-      throw error;
+      throw this.violation ?? error;
     }
   }
-
-  // ---- transport events ----
 
   /** The server broke the protocol: it is not to be trusted with anything more, and its group is killed. */
   private onViolation(error: ExecServerClientError): void {
@@ -195,10 +185,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     this.relinking = undefined;
     if (this.closing) return void link.output.end();
     onReconnected?.();
-    const read = (processId: string) => (afterSeq: number) => this.readProcess(processId, { afterSeq });
-    // Sessions whose start waited for this resume have nothing to catch up with (their start goes out now).
-    const started = [...this.events.sessions.values()].filter((session) => session.started);
-    await Promise.all(started.map((session) => session.catchUp(read(session.processId))));
+    await this.events.catchUpStarted();
   }
 
   /** Fails every session and pending call once, with the canonical message. */
@@ -210,8 +197,6 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     this.link.close(reason);
     if (this.child && !this.closing) void this.child.kill();
   }
-
-  // ---- calls ----
 
   protected call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
     return this.send(method, params) as Promise<ProducedResultOf<M>>;

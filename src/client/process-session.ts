@@ -101,7 +101,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     // The last event came, and some before it have not: read them (the server keeps them), or fail.
     if (event.type === 'closed' && !this.finished && !this.fillingGap) {
       this.fillingGap = true;
-      void this.catchUp((afterSeq) => this.backend.read(this.processId, { afterSeq }), 'cannot read the missing output');
+      void this.catchUp('cannot read the missing output');
     }
   }
 
@@ -111,8 +111,9 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
    * `catch-up.ts`), so that every event arrives once, in seq order; fails
    * the session (`failure`: how a failed read is introduced) if the server lost some.
    */
-  async catchUp(read: (afterSeq: number) => Promise<ReadResult>, failure = 'cannot catch up after reconnecting'): Promise<void> {
+  async catchUp(failure = 'cannot catch up after reconnecting'): Promise<void> {
     if (this.finished) return;
+    const read = (afterSeq: number) => this.backend.read(this.processId, { afterSeq });
     const orderer = this.orderer;
     const session = this;
     try {

@@ -25,6 +25,7 @@ import type { BufferPool } from '../../transport/buffer-pool.js';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { newDrainMarker, MarkerSearch } from './drain-marker.js';
+import { FdWriter } from './fd-writer.js';
 import { killSession, signalChild } from './kill.js';
 import { OutputBatch } from './output-batch.js';
 import { READ_BUFFER } from './output-pipe.js';
@@ -65,8 +66,7 @@ export class PtyChild implements Child {
   private readonly masterFd: number;
   private readonly reader: tty.ReadStream;
   private slaveFd: number | undefined;
-  private writeQueue: Buffer[] = [];
-  private writing = false;
+  private readonly writer: FdWriter;
   private finished = false;
   private paused = false;
   private exitCode: ExitStatus | undefined;
@@ -94,6 +94,7 @@ export class PtyChild implements Child {
         )
       : undefined;
     this.masterFd = forked.fd;
+    this.writer = new FdWriter(forked.fd);
     this.batch = new OutputBatch((bytes) => events.output('pty', bytes), outputSlabs);
     masters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
@@ -128,10 +129,7 @@ export class PtyChild implements Child {
 
   write(bytes: Buffer): boolean {
     if (this.finished) return false;
-    if (bytes.length > 0) {
-      this.writeQueue.push(bytes);
-      this.flushWrites();
-    }
+    this.writer.write(bytes);
     return true;
   }
 
@@ -230,6 +228,7 @@ export class PtyChild implements Child {
     if (this.finished) return;
     if (this.exitCode === undefined) return; // wait for the exit status
     this.finished = true;
+    this.writer.stop();
     this.clearDrainTimer();
     const held = this.queries?.flush();
     if (held && held.length > 0) this.batch.add(held);
@@ -249,28 +248,6 @@ export class PtyChild implements Child {
       // already closed
     }
     this.slaveFd = undefined;
-  }
-
-  private flushWrites(): void {
-    if (this.writing || this.finished) return;
-    const next = this.writeQueue[0];
-    if (!next) return;
-    this.writing = true;
-    fs.write(this.masterFd, next, (error, written) => {
-      this.writing = false;
-      if (this.finished) return;
-      if (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-          setTimeout(() => this.flushWrites(), 5);
-          return;
-        }
-        this.writeQueue = []; // the terminal is gone
-        return;
-      }
-      if (written < next.length) this.writeQueue[0] = next.subarray(written);
-      else this.writeQueue.shift();
-      this.flushWrites();
-    });
   }
 }
 
