@@ -152,6 +152,42 @@ describe.each([
   }, 60_000);
 });
 
+describe('backpressure on large answers', () => {
+  it('holds the files read for a client that reads nothing to about 64 MiB, then sends every one whole', async () => {
+    const FILE_BYTES = 8 * MiB;
+    const COUNT = 24; // fewer than the requests read before the input hold: only the answer budget stops them
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-large-')), 'blob');
+    fs.writeFileSync(file, randomBytes(FILE_BYTES));
+    const client = await overStdio();
+    try {
+      const [rssBefore, readBefore] = [rssBytes(client.pid), bytesRead(client.pid)];
+      client.stopReading();
+      for (let i = 0; i < COUNT; i++) await client.send({ id: `big${i}`, method: 'fs/readFile', params: { path: file } });
+      let last = -1;
+      await vi.waitFor(
+        () => {
+          const now = bytesRead(client.pid);
+          const settled = now === last && now - readBefore >= 4 * FILE_BYTES;
+          last = now;
+          if (!settled) throw new Error('still reading');
+        },
+        { timeout: 20_000, interval: 300 },
+      );
+      // A server without the budget read all 24 (192 MiB) and held them.
+      expect((last - readBefore) / FILE_BYTES).toBeLessThan(12);
+      expect(rssBytes(client.pid) - rssBefore).toBeLessThan(112 * MiB);
+      client.resumeReading();
+      const ids = Array.from({ length: COUNT }, (_, i) => `big${i}`);
+      await vi.waitFor(() => expect(ids.filter((id) => !client.answers.has(id))).toEqual([]), { timeout: 30_000, interval: 50 });
+      const expected = fs.readFileSync(file).toString('base64');
+      expect(ids.filter((id) => client.answers.get(id)?.result?.dataBase64 !== expected)).toEqual([]);
+    } finally {
+      await client.dispose();
+      fs.rmSync(path.dirname(file), { recursive: true });
+    }
+  }, 60_000);
+});
+
 describe('output integrity', () => {
   it('delivers distinct output unaltered through a stall (line buffers are reused only after the write)', async () => {
     const server = await ServerProcess.started();

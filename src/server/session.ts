@@ -11,6 +11,7 @@ import { PayloadStash } from '../protocol/payload-stash.js';
 import type { OutputStream } from '../protocol/types.js';
 import { ClientGeneration, type Generation } from './client-generation.js';
 import { Dispatcher } from './dispatcher.js';
+import { AnswerBudget } from './answer-budget.js';
 import { FileHandles } from './fs/file-handles.js';
 import { MissingWatches } from './fs/missing-watch.js';
 import { FsSandbox } from './sandbox/confined-fs.js';
@@ -56,6 +57,7 @@ export class ServerSession {
   private attachment: { sessionId: string; processes: ProcessManager } | undefined;
   private readonly http: HttpClient;
   private readonly files = new FileHandles();
+  private readonly answers = new AnswerBudget();
   private readonly sandbox: FsSandbox;
   private readonly watches = new MissingWatches((watchId) => this.notify(Notification.FsMissingChanged, { watchId }));
   private readonly dispatcher: Dispatcher;
@@ -86,6 +88,7 @@ export class ServerSession {
       sandboxSupport: () => sandboxSupport(options.bwrap),
       http: this.http,
       files: this.files,
+      answers: this.answers,
       watches: this.watches,
       sandbox: this.sandbox,
       generation: () => this.generation.value,

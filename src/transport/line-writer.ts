@@ -60,7 +60,7 @@ function findLargePayload(value: Json, holder: 'result' | 'params' | undefined):
   return undefined;
 }
 
-/** Small payloads went out inside the line: their buffers may be reused. */
+/** Small payloads went out inside the line (or never will): their buffers may be reused. */
 function releaseSmallPayloads(value: Json, holder: 'result' | 'params' | undefined): void {
   if (!holder) return;
   const members = value[holder] as Json;
@@ -143,8 +143,11 @@ export class LineMessageWriter extends AbstractMessageWriter {
 
   /** Writes any JSON object as one line (used for `id: null` error replies). */
   writeRaw(value: Json): Promise<void> {
-    if (this.closed) return Promise.resolve();
     const holder = payloadHolder(value);
+    if (this.closed) {
+      releaseSmallPayloads(value, holder); // nothing will send them: what they hold goes back all the same
+      return Promise.resolve();
+    }
     const payloadKey = findLargePayload(value, holder);
     // No replacer on the common path: a replacer function turns off V8's fast JSON.stringify.
     if (payloadKey === undefined || holder === undefined) {

@@ -10,6 +10,7 @@ import type { Base64Decoder } from '../../protocol/base64.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import type { FsCanonicalizeResult, FsDirectoryEntry, FsMetadataResult, FsReadDirectoryResult } from '../../protocol/types.js';
 import { Base64Payload } from '../../protocol/base64-payload.js';
+import type { AnswerBudget } from '../answer-budget.js';
 import { errnoCode, fsError, systemError } from '../os-error.js';
 import { removeTree } from './remove-tree.js';
 
@@ -38,16 +39,21 @@ export async function mapped<T>(operation: () => Promise<T>): Promise<T> {
  * writer for ever. The open does not wait for one either (O_NONBLOCK): a
  * FIFO's open blocks a thread of the pool until then.
  */
-export function readFile(file: string, directoryAsNotAFile = false): Promise<{ dataBase64: Base64Payload }> {
+export function readFile(file: string, budget: AnswerBudget, directoryAsNotAFile = false): Promise<{ dataBase64: Base64Payload }> {
   return mapped(async () => {
     const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    let giveBack: (() => void) | undefined;
     try {
       const stat = await handle.stat();
       if (stat.isDirectory()) throw directoryAsNotAFile ? Errors.notAFile(file) : systemError('EISDIR');
       if (!stat.isFile() && (directoryAsNotAFile || waitsForOtherEnd(stat))) throw Errors.notAFile(file);
       if (stat.size > READ_FILE_LIMIT) throw Errors.fileTooLarge(READ_FILE_LIMIT);
-      return { dataBase64: new Base64Payload(await readCapped(handle, stat.size)) };
+      giveBack = await budget.reserve(stat.size);
+      const payload = new Base64Payload(await readCapped(handle, stat.size), giveBack);
+      giveBack = undefined; // the line writer gives it back once the answer is sent
+      return { dataBase64: payload };
     } finally {
+      giveBack?.();
       await handle.close();
     }
   });

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { sameFormAs } from '../../protocol/path-uri.js';
+import type { AnswerBudget } from '../answer-budget.js';
 import type { Generation } from '../client-generation.js';
 import type { HandlerGroup, MethodsOfFamily } from '../dispatcher.js';
 import { Errors } from '../../protocol/errors.js';
@@ -21,6 +22,7 @@ export function fsHandlers(
   handles: FileHandles,
   watches: MissingWatches,
   sandbox: FsSandbox,
+  answers: AnswerBudget,
 ): HandlerGroup<MethodsOfFamily<'filesystem'>> {
   /** Reads: the policy is checked (and refused if unsupported), the call is not confined. */
   const unconfined = <P extends { sandbox?: unknown }>(params: P): P => {
@@ -33,7 +35,7 @@ export function fsHandlers(
     return confinement ? sandbox.run<T>(confinement, op, args) : here();
   };
   return {
-    'fs/readFile': (params) => ops.readFile(unconfined(params).path.native, generation() === 2),
+    'fs/readFile': (params) => ops.readFile(unconfined(params).path.native, answers, generation() === 2),
     'fs/writeFile': (params, request) => {
       const path = params.path.native;
       const confinement = sandbox.confinement(params.sandbox);

@@ -1,4 +1,5 @@
 /** Every method's handler, assembled for one connection (`Handlers` fails to compile if one is missing). */
+import type { AnswerBudget } from '../answer-budget.js';
 import type { Generation } from '../client-generation.js';
 import type { SandboxSupport } from '../environment-info.js';
 import type { Handlers } from '../dispatcher.js';
@@ -23,18 +24,20 @@ export interface HandlerDependencies {
   files: FileHandles;
   watches: MissingWatches;
   sandbox: FsSandbox;
+  /** File contents held in answers the client has not taken yet. */
+  answers: AnswerBudget;
   generation: () => Generation;
 }
 
 export function serverHandlers(dependencies: HandlerDependencies): Handlers {
-  const { lifecycle, attach, processes, sandboxSupport, http, files, watches, sandbox, generation } = dependencies;
+  const { lifecycle, attach, processes, sandboxSupport, http, files, watches, sandbox, answers, generation } = dependencies;
   return {
     // The environment in generation 2's shape: generation 1 clients ignore the member.
     initialize: (params) => ({ ...lifecycle.initialize(params, attach), environmentInfo: environmentInfo(2, sandboxSupport()) }),
     ...processHandlers(processes),
     'environment/info': () => environmentInfo(generation(), sandboxSupport()),
     'environment/status': () => ({ status: 'ready' }),
-    ...fsHandlers(generation, files, watches, sandbox),
+    ...fsHandlers(generation, files, watches, sandbox, answers),
     'http/request': (params, request) => http.request(params, request.decodeBase64, generation()),
   };
 }

@@ -70,4 +70,19 @@ describe('LineMessageWriter: errors', () => {
     output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     expect(await seen).toMatchObject({ message: 'write EPIPE', code: 'EPIPE' });
   });
+
+  it('gives back the payloads of answers it can no longer send, small and large (an answer budget waits on them)', async () => {
+    const output = new PassThrough();
+    const writer = new LineMessageWriter(output);
+    const closed = new Promise((resolve) => output.once('close', resolve));
+    output.destroy();
+    await closed;
+    const released: number[] = [];
+    for (const [id, length] of [
+      [1, 10],
+      [2, 300_001],
+    ])
+      await writer.write({ jsonrpc: '2.0', id, result: { dataBase64: new Base64Payload(bytes(length), () => released.push(id)) } });
+    expect(released).toEqual([1, 2]);
+  });
 });

@@ -60,6 +60,7 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl') && !fs.existsSync('/bin/perl'))(
       PERL_BADLANG: '1',
       PERL_HASH_SEED_DEBUG: '1',
     };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, for sh to expand
     const show = ['-c', 'echo "$PERL5OPT|${PERL_BADLANG-unset}|${PERL_SKIP_LOCALE_INIT-unset}|$PERL_HASH_SEED_DEBUG|$LANG"'];
     expect(run(perlExec('/bin/sh', 'sh', show, env, { closeAbove: 2 })!)).toBe('-Mstrict -T|1|unset|1|xx_XX.UTF-8\n');
     expect(run(perlExec('/bin/sh', 'sh', show, { ...ENV, PERL_SKIP_LOCALE_INIT: '' })!)).toBe('|unset|||\n');
