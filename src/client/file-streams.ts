@@ -91,10 +91,12 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
   const blockSize = blockSizeOf(options);
   const handleId = newHandleId();
   let opened = false;
+  let destroyed = false;
   let offset = 0;
   const pending: Array<Promise<unknown>> = [];
   const send = async (bytes: Buffer) => {
-    for (let start = 0; start < bytes.length; start += blockSize) {
+    // A destroyed stream sends no more blocks: only those already on their way land.
+    for (let start = 0; start < bytes.length && !destroyed; start += blockSize) {
       const block = bytes.subarray(start, start + blockSize);
       // A copy: the caller may reuse its buffer once the write is called back, while this block may still be on its way.
       pending.push(started(call('fs/writeBlock', { handleId, offset, chunk: new Base64Payload(Buffer.from(block)) })));
@@ -122,6 +124,7 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
         }, callback);
     },
     destroy(error, callback) {
+      destroyed = true;
       Promise.allSettled(pending.splice(0))
         .then(() => closeQuietly(opened, handleId, call))
         .then(() => callback(error));

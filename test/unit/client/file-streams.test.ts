@@ -137,4 +137,26 @@ describe('blockWriter', () => {
     await expect(pipeline([Buffer.from('x')], writer)).rejects.toThrow('No space left on device');
     expect(server.calls.at(-1)).toBe('fs/close');
   });
+
+  it('sends no block after destroy(): only those already on their way land, then the handle is closed', async () => {
+    const server = fakeServer(Buffer.alloc(0), [3]);
+    const blocksSent = () => server.calls.filter((method) => method === 'fs/writeBlock').length;
+    let sentBefore = -1;
+    // Destroyed while its first blocks are still on their way (each answer takes three turns of the loop).
+    const call = ((method: string, params: unknown) => {
+      if (method === 'fs/writeBlock' && blocksSent() === 0)
+        setImmediate(() => {
+          sentBefore = blocksSent();
+          writer.destroy();
+        });
+      return (server.call as (m: string, p: unknown) => Promise<unknown>)(method, params);
+    }) as never;
+    const writer: Writable = blockWriter(call, '/f', { blockSize: 4096 });
+    writer.write(Buffer.alloc(4096 * 64, 1));
+    await new Promise((resolve) => writer.once('close', resolve));
+    expect(sentBefore).toBeGreaterThan(0);
+    expect(blocksSent()).toBe(sentBefore);
+    expect(server.calls.at(-1)).toBe('fs/close');
+    expect(server.file().length).toBe(sentBefore * 4096);
+  });
 });
