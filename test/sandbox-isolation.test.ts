@@ -1,7 +1,7 @@
 /**
  * Escapes that go around the mounts rather than through them: privileges a
  * server running as root would hand down, host namespaces, the child's
- * environment reaching the unconfined bwrap, and protected paths that are
+ * environment exposed or reaching the unconfined bwrap, and protected paths that are
  * missing or reached through a symlink.
  */
 import fs from 'node:fs';
@@ -75,9 +75,10 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     expect(output).not.toContain('REMOUNTED');
   });
 
-  it("sets the child's environment inside the sandbox: bwrap itself starts with none of it", async () => {
+  it("hands the child its environment through bwrap's, which only its owner can read, never its command line; the loader's variables only inside", async () => {
     const workspace = freshWorkspace();
-    const params = startParams(workspace, 'echo "mark=$ISOLATION_MARK"; exec sleep 60.411', { ...BASE_ENV, ISOLATION_MARK: 'inside' });
+    const env = { ...BASE_ENV, ISOLATION_MARK: 'secret-isolation-value', LD_LIBRARY_PATH: '/nonexistent-isolation-lib' };
+    const params = startParams(workspace, 'echo "mark=$ISOLATION_MARK ld=$LD_LIBRARY_PATH"; exec sleep 60.411', env);
     await server.request('process/start', params);
     // Its mark, not just any output: bash there may print ~/.bashrc's complaints first (see the README).
     const printed = (m: { method?: string; params?: { processId?: string; chunk?: string } }) =>
@@ -87,10 +88,13 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     await server.waitFor(printed);
     const [bwrap] = await waitFound('60.411', findBwrap(undefined));
     expect(bwrap).toBeDefined();
-    expect(fs.readFileSync(`/proc/${bwrap}/environ`, 'latin1')).not.toContain('ISOLATION_MARK');
+    // Any local user may read a command line (`ps`); an environment, only its owner.
+    expect(fs.readFileSync(`/proc/${bwrap}/cmdline`, 'latin1')).not.toContain('secret-isolation-value');
+    expect(fs.statSync(`/proc/${bwrap}/environ`).mode & 0o077).toBe(0);
+    expect(fs.readFileSync(`/proc/${bwrap}/environ`, 'latin1')).not.toContain('LD_LIBRARY_PATH');
     await server.request('process/terminate', { processId: params.processId });
     await server.waitClosed(params.processId);
-    expect(server.output(params.processId).toString()).toContain('mark=inside');
+    expect(server.output(params.processId).toString()).toContain('mark=secret-isolation-value ld=/nonexistent-isolation-lib');
   });
 
   it("keeps a restricted network's child from the host's Unix sockets, as the reference's filter does", async () => {
@@ -131,6 +135,7 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     const output = await sandboxed(freshWorkspace(), 'exec /bin/true', { ...BASE_ENV, LD_DEBUG: 'libs' });
     expect(output).toMatch(/initialize program: \S*bash/);
     expect(output).not.toMatch(/initialize program: \S*perl/);
+    expect(output).not.toMatch(/initialize program: \S*bwrap/);
   });
 
   it('keeps missing protected paths from being created, and leaves nothing behind', async () => {

@@ -7,9 +7,12 @@
  * to remount `/` or enter the host's namespaces), and no network when the
  * policy restricts it.
  *
- * bwrap itself starts with an empty environment: the child's variables
- * (`LD_PRELOAD` among them) are set inside the sandbox, so that none of them
- * reaches the unconfined bwrap.
+ * The child's environment reaches it through bwrap's own (which only their
+ * owner may read in /proc), not its command line (which any local user may
+ * read): Codex hands its whole environment on, API keys among them. Only the
+ * variables glibc acts on as a program loads and starts (`LD_PRELOAD` …)
+ * stay out of the unconfined bwrap's environment and are set inside the
+ * sandbox, with `--setenv`.
  *
  * Process-tree semantics stay ours: the server starts `bwrap` as the child
  * (its own group and session, as any child). bwrap's reaper is pid 1 of the
@@ -59,11 +62,47 @@ function existing(paths: string[]): string[] {
   return [...real];
 }
 
+/**
+ * The variables glibc acts on while it loads and starts a program (its
+ * "unsecure" list, and the dynamic loader's): in the environment of the
+ * unconfined bwrap, the code or data they name would be loaded outside the sandbox.
+ */
+const LOADER_VARIABLES = new Set([
+  'GCONV_PATH',
+  'GETCONF_DIR',
+  'GLIBC_TUNABLES',
+  'HOSTALIASES',
+  'LOCALDOMAIN',
+  'LOCPATH',
+  'NIS_PATH',
+  'NLSPATH',
+  'RESOLV_HOST_CONF',
+  'RES_OPTIONS',
+  'TMPDIR',
+  'TZDIR',
+]);
+const isLoaderVariable = (name: string) => name.startsWith('LD_') || name.startsWith('MALLOC_') || LOADER_VARIABLES.has(name);
+
+/** The child's environment split in two: what bwrap may carry in its own environment, and what is set inside (`--setenv`). */
+export function splitEnvironment(env: Record<string, string | undefined>): {
+  carried: Record<string, string>;
+  setInside: Record<string, string>;
+} {
+  // No prototype: a variable named `__proto__` is a member like any other.
+  const carried: Record<string, string> = Object.create(null);
+  const setInside: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) (isLoaderVariable(name) ? setInside : carried)[name] = value;
+  return { carried, setInside };
+}
+
 /** The namespaces and privileges every confined child gets (a user namespace where the machine allows one). */
 const ISOLATION = ['--die-with-parent', '--unshare-user-try', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
 
-/** bwrap's arguments for `confinement`, up to and including `--`; `env` is what the child's environment will be. */
-export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, env: Record<string, string | undefined> = {}): string[] {
+/**
+ * bwrap's arguments for `confinement`, up to and including `--`. The child's
+ * environment is bwrap's own, plus `setInside` (see `splitEnvironment`).
+ */
+export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, setInside: Record<string, string> = {}): string[] {
   // The root read-only, unless the policy leaves the whole file system writable (only the network cut).
   const rootWritable = confinement.writable.includes('/');
   const args = [...ISOLATION, rootWritable ? '--bind' : '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
@@ -74,8 +113,7 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, e
   for (const dir of existing(confinement.readOnly)) args.push('--ro-bind', dir, dir);
   // bwrap creates each stand-in's mount point; `synthetic-mounts.ts` removes it afterwards.
   for (const stand of confinement.synthetic) args.push('--perms', '0555', '--tmpfs', stand, '--remount-ro', stand);
-  args.push('--clearenv');
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) args.push('--setenv', name, value);
+  for (const [name, value] of Object.entries(setInside)) args.push('--setenv', name, value);
   args.push('--chdir', cwd, '--');
   return args;
 }
@@ -95,8 +133,9 @@ export function confined(request: SpawnRequest, confinement: Confinement, bwrap:
   const viaPerl = needsPerl ? perlExec(request.file, request.argv0, request.args, request.env, { seccompFilter: filter }) : undefined;
   if (needsPerl && !viaPerl) throw Errors.sandboxUnenforceable('a restricted network or an arg0 without perl');
   const inner = viaPerl ? [viaPerl.file, ...viaPerl.args] : [request.file, ...request.args];
-  const args = [...bwrapArgs(confinement, request.cwd, tty, viaPerl?.env ?? request.env), ...inner];
-  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args, env: {} };
+  const { carried, setInside } = splitEnvironment(viaPerl?.env ?? request.env);
+  const args = [...bwrapArgs(confinement, request.cwd, tty, setInside), ...inner];
+  return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args, env: carried };
 }
 
 /** Whether a sandboxed start can be confined here, looked up now (bwrap may be installed meanwhile). */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from '../../../../src/server/sandbox/bwrap.js';
+import { bwrapArgs, splitEnvironment } from '../../../../src/server/sandbox/bwrap.js';
 import { likelySandboxDenied } from '../../../../src/server/sandbox/denial.js';
 import { serverCode } from '../../../../src/package/files.js';
 import { confinementOf } from '../../../../src/server/sandbox/policy.js';
@@ -201,16 +201,39 @@ describe('bwrapArgs', () => {
       { writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], synthetic: [standIn], noNetwork: true },
       workspace,
       false,
-      { A: '1', UNSET: undefined },
+      { LD_PRELOAD: '/lib/x.so' },
     );
     const real = fs.realpathSync(workspace);
     const isolation = '--die-with-parent --unshare-user-try --cap-drop ALL --unshare-pid --unshare-ipc --unshare-uts';
     expect(args.join(' ')).toBe(
       `${isolation} --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} ` +
         `--ro-bind ${real}/.git ${real}/.git --perms 0555 --tmpfs ${standIn} --remount-ro ${standIn} ` +
-        `--clearenv --setenv A 1 --chdir ${workspace} --`,
+        `--setenv LD_PRELOAD /lib/x.so --chdir ${workspace} --`,
     );
     expect(bwrapArgs({ writable: [], readOnly: [], synthetic: [], noNetwork: false }, '/', true)).not.toContain('--new-session');
+  });
+});
+
+describe('splitEnvironment', () => {
+  it("carries ordinary variables in bwrap's environment and keeps those glibc acts on at start for inside", () => {
+    const { carried, setInside } = splitEnvironment({
+      PATH: '/bin',
+      OPENAI_API_KEY: 'sk-x',
+      ['__proto__']: 'p',
+      LD_PRELOAD: '/evil.so',
+      LD_AUDIT: '/a.so',
+      GCONV_PATH: '/g',
+      GLIBC_TUNABLES: 'x',
+      MALLOC_CHECK_: '3',
+      TMPDIR: '/t',
+      UNSET: undefined,
+    });
+    expect(Object.entries(carried)).toEqual([
+      ['PATH', '/bin'],
+      ['OPENAI_API_KEY', 'sk-x'],
+      ['__proto__', 'p'],
+    ]);
+    expect(Object.keys(setInside)).toEqual(['LD_PRELOAD', 'LD_AUDIT', 'GCONV_PATH', 'GLIBC_TUNABLES', 'MALLOC_CHECK_', 'TMPDIR']);
   });
 });
 
