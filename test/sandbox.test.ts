@@ -211,6 +211,28 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
     expect(error.message).toMatch(/^sandbox is not supported: a file_system entry of path .*home/);
   });
 
+  it('refuses a policy whose writable root holds the bwrap it uses: a child could replace it, and the next start would run unconfined', async () => {
+    const bin = path.join(workspace, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    const bwrap = path.join(bin, 'bwrap');
+    fs.copyFileSync(findBwrap(undefined)!, bwrap);
+    fs.chmodSync(bwrap, 0o755);
+    const own = await ServerProcess.started(['--bwrap', bwrap]);
+    servers.push(own);
+    const error = await own.error('process/start', {
+      processId: 'replacer',
+      argv: ['bash', '-c', `echo replaced > ${bwrap}`],
+      cwd: workspace,
+      env: BASE_ENV,
+      tty: false,
+      sandbox: workspaceWrite(workspace),
+    });
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain(`which holds ${fs.realpathSync(bwrap)}, a program this server runs outside the sandbox`);
+    expect(fs.readFileSync(bwrap).subarray(0, 4).toString('latin1')).toBe('\x7fELF');
+    fs.rmSync(bin, { recursive: true });
+  });
+
   it('answers -32603 when bwrap is missing, instead of running unconfined', async () => {
     const noBwrap = await ServerProcess.started(['--bwrap', '/nonexistent/bwrap']);
     servers.push(noBwrap);

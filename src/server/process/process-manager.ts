@@ -105,9 +105,9 @@ export class ProcessManager {
 
   /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */
   private confine(request: SpawnRequest, sandbox: unknown, tty: boolean): { request: SpawnRequest; held?: HeldConfinement } {
-    const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR);
-    if (!confinement) return { request };
     const bwrap = findBwrap(this.bwrapPath);
+    const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR, bwrap);
+    if (!confinement) return { request };
     if (!bwrap) throw Errors.sandboxUnavailable(); // never run unconfined
     const held = this.runtime.syntheticMounts.hold(confinement);
     try {

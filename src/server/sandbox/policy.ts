@@ -19,6 +19,7 @@ import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { serverCode } from '../../package/files.js';
 import { fileUriToPath, isFileUri } from '../../protocol/path-uri.js';
+import { refuseWritableHostPrograms } from './host-programs.js';
 import { protectReadOnly } from './protected-paths.js';
 import { checkSandboxShape, networkOf } from './sandbox-shape.js';
 
@@ -53,7 +54,8 @@ function resolveSpecial(kind: string, roots: string[], tmpdir: string | undefine
   if (kind === 'root') return ['/'];
   if (kind === 'project_roots') return roots;
   if (kind === 'slash_tmp') return ['/tmp'];
-  return tmpdir ? [tmpdir] : [];
+  // A relative TMPDIR names nothing the child can rely on (resolved here, it would be the server's cwd).
+  return tmpdir && path.isAbsolute(tmpdir) ? [tmpdir] : [];
 }
 
 /** The members an entry, its path and a special path's value may have: any other could change what the entry allows. */
@@ -101,9 +103,10 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
 /**
  * What `sandbox` asks for, or undefined when it confines nothing (absent,
  * null, `permissions.type: "disabled"`, or `"external"` with the network
- * enabled: a sandbox around the server itself). `tmpdir` is the child's TMPDIR.
+ * enabled: a sandbox around the server itself). `tmpdir` is the child's TMPDIR;
+ * `bwrap` the bwrap that will confine it, if one was found.
  */
-export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Confinement | undefined {
+export function confinementOf(sandbox: unknown, tmpdir: string | undefined, bwrap?: string): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
   const { permissions, workspaceRoots } = checkSandboxShape(sandbox);
   if (permissions.type === 'disabled') return undefined;
@@ -127,5 +130,6 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined): Con
     } else throw refuse(`access ${JSON.stringify(entry.access ?? null)}`);
   }
   if (!rootReadable) throw refuse('a file system without read access to the root');
+  refuseWritableHostPrograms(confinement.writable, bwrap);
   return { ...confinement, ...protectReadOnly(confinement.writable, confinement.readOnly, serverCode()) };
 }

@@ -85,7 +85,7 @@ function firstMissing(target: string): string | undefined {
 }
 
 /** Whether `candidate` is strictly below `base`. */
-function isBelow(candidate: string, base: string): boolean {
+export function isBelow(candidate: string, base: string): boolean {
   const relative = path.relative(base, candidate);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
@@ -115,7 +115,8 @@ function lstatOrNothing(candidate: string): fs.Stats | undefined {
   }
 }
 
-function realOrSelf(candidate: string): string {
+/** The real path of `candidate`, or `candidate` itself if it has none (missing). */
+export function realOrSelf(candidate: string): string {
   try {
     return fs.realpathSync(candidate);
   } catch {

@@ -82,6 +82,32 @@ describe('confinementOf', () => {
     expect(confinement?.synthetic).toEqual(expect.arrayContaining(standIns));
   });
 
+  it('refuses a writable root that holds bwrap, perl or node, which the server runs outside the sandbox', () => {
+    const bin = path.join(workspace, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    const bwrap = path.join(bin, 'bwrap');
+    fs.writeFileSync(bwrap, '');
+    const writing = (root: string) => ({ ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [root] });
+    expect(() => confinementOf(writing(workspace), undefined, bwrap)).toThrow(
+      `sandbox is not supported: the writable ${workspace}, which holds ${fs.realpathSync(bwrap)}, a program this server runs outside the sandbox`,
+    );
+    expect(() => confinementOf(writing(bin), undefined, bwrap)).toThrow(/which holds .*bwrap/);
+    expect(confinementOf(writing(workspace), undefined, '/usr/bin/bwrap')).toBeDefined(); // another bwrap: nothing here to replace
+    for (const program of [process.execPath, '/usr/bin/perl'].filter((candidate) => fs.existsSync(candidate)))
+      expect(() => confinementOf(writing(path.dirname(program)), undefined)).toThrow(/a program this server runs outside the sandbox/);
+    expect(() => confinementOf(policy([special('root', 'read'), special('root', 'write')]), undefined)).toThrow(
+      /the writable \/, which holds/,
+    );
+    // The whole file system writable with only the network cut, as the reference allows it.
+    const unrestricted = { permissions: { type: 'managed', file_system: { type: 'unrestricted' }, network: 'restricted' } };
+    expect(confinementOf({ ...unrestricted, windowsSandboxLevel: 'disabled' }, undefined, bwrap)).toMatchObject({ writable: ['/'] });
+  });
+
+  it("makes nothing writable for a relative TMPDIR (resolved, it would be the server's cwd)", () => {
+    for (const tmpdir of ['.', 'tmp', ''])
+      expect(confinementOf(policy([special('root', 'read'), special('tmpdir', 'write')]), tmpdir)?.writable).toEqual([]);
+  });
+
   it("keeps the server's own code read-only where a writable root reaches it, so that a child cannot rewrite it", () => {
     const root = path.resolve(fileURLToPath(import.meta.url), '../../../../..');
     const code = serverCode();
