@@ -4,13 +4,15 @@
  * environment exposed or reaching the unconfined bwrap, and protected paths that are
  * missing or reached through a symlink.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBwrap } from '../src/server/sandbox/bwrap.js';
+import { bwrapArgs, findBwrap } from '../src/server/sandbox/bwrap.js';
+import { protectReadOnly } from '../src/server/sandbox/protected-paths.js';
 import { waitFound } from './support/proc.js';
 import { workspaceWrite } from './support/sandbox-policy.js';
 import { BASE_ENV, ServerProcess } from './support/server-process.js';
@@ -136,6 +138,30 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     expect(output).toMatch(/initialize program: \S*bash/);
     expect(output).not.toMatch(/initialize program: \S*perl/);
     expect(output).not.toMatch(/initialize program: \S*bwrap/);
+  });
+
+  it("keeps a server's code from being moved aside: the directories above it cannot be renamed, the rest stays writable", () => {
+    // A server installed at work/app/node_modules/srv (its code there, read-only): the child may write
+    // anywhere else, but renaming a directory above the code would let it put another in its place.
+    const workspace = freshWorkspace();
+    const code = path.join(workspace, 'app', 'node_modules', 'srv');
+    fs.mkdirSync(code, { recursive: true });
+    fs.writeFileSync(path.join(code, 'main.js'), 'original\n');
+    const real = fs.realpathSync(workspace);
+    const confinement = { writable: [real], readOnly: [], noNetwork: false, ...protectReadOnly([real], [], [fs.realpathSync(code)]) };
+    const script = [
+      'mv app app.moved && echo MOVED-APP',
+      'mv app/node_modules app/nm.moved && echo MOVED-NODE-MODULES',
+      'mv app/node_modules/srv app/srv.moved && echo MOVED-CODE',
+      'echo evil > app/node_modules/srv/main.js && echo WROTE-CODE',
+      'echo fine > app/node_modules/other && echo WROTE-BESIDE',
+    ].join('; ');
+    const bwrap = findBwrap(undefined)!;
+    const run = spawnSync(bwrap, [...bwrapArgs(confinement, real, false), '/bin/sh', '-c', script], { encoding: 'utf8' });
+    expect(run.stdout).toBe('WROTE-BESIDE\n');
+    // Both directories above are mount points; the code's own mv can only copy it (and not remove it).
+    expect(run.stderr.match(/Device or resource busy/g)).toHaveLength(2);
+    expect(fs.readFileSync(path.join(code, 'main.js'), 'utf8')).toBe('original\n');
   });
 
   it('keeps missing protected paths from being created, and leaves nothing behind', async () => {

@@ -42,12 +42,13 @@ const LOADED_LATER = ['undici', 'ws', 'node-pty'];
 let code: string[] | undefined;
 /**
  * The real paths of the code an unconfined server runs: its own `dist` (the
- * bundle, the spawner's perl, the confined fs helper) and the packages it
- * loads on first use. Kept read-only inside every sandbox, so that a
- * confined child cannot rewrite what the server runs next.
+ * bundle, the spawner's perl, the confined fs helper), its package.json
+ * (where `npx` finds the entry point) and the packages it loads on first
+ * use. Kept read-only inside every sandbox, so that a confined child cannot
+ * rewrite what the server runs next.
  */
 export function serverCode(): string[] {
-  code ??= [packageFile('dist'), ...LOADED_LATER.map(packageDirectory)].flatMap((candidate) => {
+  code ??= [packageFile('dist'), packageFile('package.json'), ...LOADED_LATER.map(packageDirectory)].flatMap((candidate) => {
     try {
       return candidate === undefined ? [] : [fs.realpathSync(candidate)];
     } catch {

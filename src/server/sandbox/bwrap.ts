@@ -109,10 +109,16 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, s
   // A PTY child keeps its controlling terminal; a pipe child gets a new session, so it cannot push input into the server's terminal.
   if (!tty) args.push('--new-session');
   if (confinement.noNetwork) args.push('--unshare-net');
-  for (const dir of existing(confinement.writable)) if (dir !== '/') args.push('--bind', dir, dir);
-  for (const dir of existing(confinement.readOnly)) args.push('--ro-bind', dir, dir);
-  // bwrap creates each stand-in's mount point; `synthetic-mounts.ts` removes it afterwards.
-  for (const stand of confinement.synthetic) args.push('--perms', '0555', '--tmpfs', stand, '--remount-ro', stand);
+  const writable = existing([...confinement.writable, ...(confinement.pinned ?? [])]).filter((dir) => dir !== '/');
+  const mounts = [
+    ...writable.map((dir) => ({ at: dir, args: ['--bind', dir, dir] })),
+    ...existing(confinement.readOnly).map((dir) => ({ at: dir, args: ['--ro-bind', dir, dir] })),
+    // bwrap creates each stand-in's mount point; `synthetic-mounts.ts` removes it afterwards.
+    ...confinement.synthetic.map((stand) => ({ at: stand, args: ['--perms', '0555', '--tmpfs', stand, '--remount-ro', stand] })),
+  ];
+  // Shallower first, so that the most specific path wins (as in the reference); for one path, read-only last.
+  const depth = (at: string) => at.split(path.sep).filter(Boolean).length;
+  for (const mount of mounts.sort((a, b) => depth(a.at) - depth(b.at))) args.push(...mount.args);
   for (const [name, value] of Object.entries(setInside)) args.push('--setenv', name, value);
   args.push('--chdir', cwd, '--');
   return args;

@@ -24,12 +24,14 @@ import { protectReadOnly } from './protected-paths.js';
 import { checkSandboxShape, networkOf } from './sandbox-shape.js';
 
 export interface Confinement {
-  /** Mounted writable, in order (later mounts override earlier ones). */
+  /** Mounted writable; a deeper mount overrides a shallower one, whatever their kinds, as the reference's most specific entry wins. */
   writable: string[];
-  /** Mounted read-only over the writable ones. */
+  /** Mounted read-only (over a writable mount of the same path). */
   readOnly: string[];
   /** Missing paths inside writable roots covered by an empty read-only directory, so that they cannot be created (`protected-paths.ts`). */
   synthetic: string[];
+  /** Directories bound onto themselves, writable as before: a mount point cannot be renamed (`protected-paths.ts`). */
+  pinned?: string[];
   /** True when the policy restricts the network (it is then unshared). */
   noNetwork: boolean;
 }

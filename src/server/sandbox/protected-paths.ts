@@ -15,7 +15,11 @@
  * Beyond the reference: the server's own code (`serverCode` in
  * `package/files.ts`) stays read-only too where a writable root reaches it
  * (a server installed in the workspace, or under a writable /tmp), so that a
- * confined child cannot rewrite what the unconfined server runs next.
+ * confined child cannot rewrite what the unconfined server runs next. A
+ * directory holding a mount can still be renamed, and another put in its
+ * place: so each directory between the writable root and the code is
+ * "pinned", bound onto itself as it is (still writable), which makes it a
+ * mount point that cannot be renamed or removed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +32,8 @@ export interface ProtectedPaths {
   readOnly: string[];
   /** Missing paths inside writable roots to cover with a stand-in. */
   synthetic: string[];
+  /** Directories to bind onto themselves (writable), so that they cannot be renamed. */
+  pinned: string[];
 }
 
 /**
@@ -42,7 +48,7 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
   const protectedNames = directories.flatMap((root) => PROTECTED_NAMES.map((name) => path.join(root, name)));
   // Each writable root as given and as its real path, resolved once.
   const bases = [...new Set(writable.flatMap((root) => [root, realOrSelf(root)]))];
-  const result: ProtectedPaths = { readOnly: [], synthetic: [] };
+  const result: ProtectedPaths = { readOnly: [], synthetic: [], pinned: [] };
   const add = (list: string[], entry: string) => list.includes(entry) || list.push(entry);
   for (const candidate of new Set([...policyReadOnly, ...protectedNames])) {
     refuseWritableSymlink(candidate, bases);
@@ -52,9 +58,20 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
     else if (bases.some((base) => isBelow(missing, base))) add(result.synthetic, missing);
   }
   // The server's own code (real paths, no symlink to refuse), wherever a writable root reaches it.
-  const reached = (code: string) => bases.some((base) => code === base || isBelow(code, base) || isBelow(base, code));
-  for (const code of serverCode) if (reached(code)) add(result.readOnly, code);
+  for (const code of serverCode)
+    for (const base of bases) {
+      if (code === base || isBelow(base, code)) add(result.readOnly, code);
+      if (!isBelow(code, base)) continue;
+      add(result.readOnly, code);
+      for (const directory of directoriesBetween(base, code)) add(result.pinned, directory);
+    }
   return result;
+}
+
+/** The directories strictly between `base` and `below` (which is below it), outermost first. */
+function directoriesBetween(base: string, below: string): string[] {
+  const parts = path.relative(base, below).split(path.sep).slice(0, -1);
+  return parts.map((_, index) => path.join(base, ...parts.slice(0, index + 1)));
 }
 
 function isDirectory(candidate: string): boolean {

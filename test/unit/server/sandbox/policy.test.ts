@@ -240,6 +240,23 @@ describe('bwrapArgs', () => {
   });
 });
 
+describe('bwrapArgs: the most specific path wins', () => {
+  it('mounts shallower paths first, whatever their kind, and for one path the read-only mount last', () => {
+    const inner = path.join(workspace, 'outer', 'inner');
+    fs.mkdirSync(inner, { recursive: true });
+    const [outerReal, innerReal] = [path.dirname(inner), inner].map((dir) => fs.realpathSync(dir));
+    const args = bwrapArgs(
+      { writable: [inner, workspace], readOnly: [path.dirname(inner), workspace], synthetic: [], pinned: [outerReal], noNetwork: false },
+      '/',
+      false,
+    ).join(' ');
+    const real = fs.realpathSync(workspace);
+    expect(args).toContain(
+      `--bind ${real} ${real} --ro-bind ${real} ${real} --bind ${outerReal} ${outerReal} --ro-bind ${outerReal} ${outerReal} --bind ${innerReal} ${innerReal} --chdir`,
+    );
+  });
+});
+
 describe('splitEnvironment', () => {
   it("carries ordinary variables in bwrap's environment and keeps those glibc acts on at start for inside", () => {
     const { carried, setInside } = splitEnvironment({
