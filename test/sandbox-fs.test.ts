@@ -5,6 +5,7 @@
  * reads are not confined. Escapes tried: outside paths, a symlink out of the
  * workspace, `..`, `.git`, block writes, copies, removals.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +90,18 @@ describe.skipIf(!hasBwrap)('fs methods under a sandbox policy (bwrap)', () => {
     expect(await answer('fs/writeBlock', { handleId: 'in', offset: 0, chunk: b64('block') })).toEqual({});
     expect(await answer('fs/close', { handleId: 'in' })).toEqual({});
     expect(fs.readFileSync(at(workspace, 'blocks.txt'), 'utf8')).toBe('block');
+  });
+
+  it('answers an open for replace of a FIFO nobody reads at once, as without a policy (it waited for a reader)', async () => {
+    const fifo = at(workspace, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      const enxio = { code: -32603, message: 'No such device or address (os error 6)' };
+      expect(await server.error('fs/open', { handleId: 'plain', path: uri(fifo), mode: 'replace' })).toEqual(enxio);
+      expect(await answer('fs/open', { handleId: 'fifo', path: uri(fifo), mode: 'replace' })).toEqual(enxio);
+    } finally {
+      fs.rmSync(fifo);
+    }
   });
 
   it('truncates nothing for an open it refuses (an id taken meanwhile, no handle left)', async () => {

@@ -113,10 +113,15 @@ export async function writeFile(file: string, dataBase64: string, decodeBase64: 
   return {};
 }
 
-/** Creates or truncates a file (what `fs/open` mode replace does first); its identity, to be checked when it is reopened. */
+/**
+ * Creates or truncates a file (what `fs/open` mode replace does first); its
+ * identity, to be checked when it is reopened. A FIFO nobody reads fails at
+ * once (ENXIO), as the unconfined open does, instead of waiting for a reader.
+ */
 export async function truncate(file: string): Promise<{ dev: number; ino: number }> {
   return mapped(async () => {
-    const handle = await fs.open(file, 'w');
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_NONBLOCK } = constants;
+    const handle = await fs.open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0o666);
     try {
       const { dev, ino } = await handle.stat();
       return { dev, ino };
