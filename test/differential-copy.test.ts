@@ -43,6 +43,12 @@ function tree(root: string): void {
   write('file.txt', 'a file\n');
   fs.symlinkSync('src/sub', path.join(root, 'into-source'));
   fs.symlinkSync('loop', path.join(root, 'loop'));
+  // Names that are not UTF-8: a file, a directory and what is in it, a symlink whose target is not either.
+  const raw = (relative: string) => Buffer.concat([Buffer.from(`${root}/raw/`), Buffer.from(relative, 'latin1')]);
+  fs.mkdirSync(raw('d\xfe'), { recursive: true });
+  fs.writeFileSync(raw('bad\xffname'), 'bad\n');
+  fs.writeFileSync(raw('d\xfe/in'), 'in\n');
+  fs.symlinkSync(Buffer.from('bad\xffname', 'latin1'), raw('link\xff'));
 }
 
 beforeAll(async () => {
@@ -100,5 +106,19 @@ describe('fs/copy onto what is there, side by side with the reference', () => {
     // Which files made it depends on the directory order; the reference's and ours must agree.
     expect(await names('blocked')).toContain('keep.txt');
     expect(await names('linked')).toHaveLength(4);
+  });
+});
+
+describe('fs/copy and fs/readDirectory of names that are not UTF-8', () => {
+  it('copies them byte for byte and lists them, a symlink among them, as the reference does', async () => {
+    expect(await copy('raw', 'raw-copy')).toEqual({});
+    expect(await names('raw')).toHaveLength(3);
+    expect(await names('raw-copy')).toEqual(await names('raw'));
+    for (const { root } of contest.list) {
+      const at = (relative: string) => Buffer.concat([Buffer.from(`${root}/raw-copy/`), Buffer.from(relative, 'latin1')]);
+      expect(fs.readFileSync(at('bad\xffname'), 'utf8')).toBe('bad\n');
+      expect(fs.readFileSync(at('d\xfe/in'), 'utf8')).toBe('in\n');
+      expect(fs.readlinkSync(at('link\xff'), { encoding: 'buffer' }).equals(Buffer.from('bad\xffname', 'latin1'))).toBe(true);
+    }
   });
 });

@@ -6,7 +6,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { systemError } from '../os-error.js';
-import { direntsInOsOrder, type Empty, mapped, waitsForOtherEnd } from './fs-operations.js';
+import { childPath, direntsInOsOrder, type Empty, mapped, waitsForOtherEnd } from './fs-operations.js';
+
+/** A path below the top of a copy: the bytes of the names as they are on disk (not every name is UTF-8). */
+type FsPath = string | Buffer;
 
 export async function copy(source: string, destination: string, recursive: boolean): Promise<Empty> {
   await mapped(async () => {
@@ -29,16 +32,16 @@ async function realParent(destination: string): Promise<string> {
   return fs.realpath(path.dirname(destination)).catch(() => path.dirname(destination));
 }
 
-async function copySymlink(source: string, destination: string): Promise<void> {
-  await fs.symlink(await fs.readlink(source), destination);
+async function copySymlink(source: FsPath, destination: FsPath): Promise<void> {
+  await fs.symlink(await fs.readlink(source, { encoding: 'buffer' }), destination);
 }
 
 /** Replaces a file that is there (through a symlink too), as the reference's copy does. */
-async function copyFile(source: string, destination: string): Promise<void> {
+async function copyFile(source: FsPath, destination: FsPath): Promise<void> {
   const existing = await fs.stat(destination).catch(() => undefined);
   if (existing?.isDirectory()) throw systemError('EISDIR');
   // Its open would wait for a reader for ever, holding a thread of the pool (the reference hangs): refused.
-  if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination);
+  if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination.toString());
   const sourceStat = await fs.stat(source);
   // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
   if (existing && existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
@@ -58,7 +61,7 @@ async function copyFile(source: string, destination: string): Promise<void> {
  * are left out, as the reference leaves them. `top`: the destination asked
  * for, made with the directories missing on its way, as the reference makes it.
  */
-async function copyDirectory(source: string, destination: string, top = false): Promise<void> {
+async function copyDirectory(source: FsPath, destination: FsPath, top = false): Promise<void> {
   const existing = await fs.stat(destination).catch(() => undefined);
   // A symlink that leads nowhere (or round in a loop) is there all the same.
   const inTheWay = existing
@@ -70,8 +73,8 @@ async function copyDirectory(source: string, destination: string, top = false): 
   if (inTheWay) throw systemError('EEXIST');
   if (!existing) await fs.mkdir(destination, { recursive: top });
   for (const dirent of await direntsInOsOrder(source)) {
-    const from = path.join(source, dirent.name);
-    const to = path.join(destination, dirent.name);
+    const from = childPath(source, dirent.name);
+    const to = childPath(destination, dirent.name);
     if (dirent.isSymbolicLink()) await copySymlink(from, to);
     else if (dirent.isDirectory()) await copyDirectory(from, to);
     else if (dirent.isFile()) await copyFile(from, to);

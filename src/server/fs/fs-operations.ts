@@ -209,14 +209,16 @@ export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
     const dirents = await direntsInOsOrder(dir);
     const entries: FsDirectoryEntry[] = [];
     for (const dirent of dirents) {
+      // A name that is not UTF-8 is shown with U+FFFD, as the reference shows it, and reached by its bytes.
+      const fileName = dirent.name.toString();
       if (dirent.isDirectory() || dirent.isFile()) {
-        entries.push({ fileName: dirent.name, isDirectory: dirent.isDirectory(), isFile: dirent.isFile() });
+        entries.push({ fileName, isDirectory: dirent.isDirectory(), isFile: dirent.isFile() });
       } else if (dirent.isSymbolicLink() || isUnknownType(dirent)) {
         // Types follow links; entries whose type cannot be resolved are omitted (§4, Q8).
-        const stat = await fs.stat(path.join(dir, dirent.name)).catch(() => undefined);
-        if (stat) entries.push({ fileName: dirent.name, isDirectory: stat.isDirectory(), isFile: stat.isFile() });
+        const stat = await fs.stat(childPath(dir, dirent.name)).catch(() => undefined);
+        if (stat) entries.push({ fileName, isDirectory: stat.isDirectory(), isFile: stat.isFile() });
       } else {
-        entries.push({ fileName: dirent.name, isDirectory: false, isFile: false });
+        entries.push({ fileName, isDirectory: false, isFile: false });
       }
     }
     return { entries };
@@ -225,15 +227,20 @@ export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
 
 /**
  * A directory's entries in the order the OS lists them, as the reference
- * lists and copies them (`fs.readdir` sorts them: libuv's scandir does).
+ * lists and copies them (`fs.readdir` sorts them: libuv's scandir does),
+ * their names as bytes: not every name is UTF-8.
  */
-export async function direntsInOsOrder(dir: string): Promise<Dirent[]> {
-  const dirents: Dirent[] = [];
-  for await (const dirent of await fs.opendir(dir, { bufferSize: 128 })) dirents.push(dirent);
+export async function direntsInOsOrder(dir: string | Buffer): Promise<Dirent<Buffer>[]> {
+  const dirents: Dirent<Buffer>[] = [];
+  const listing = await fs.opendir(dir, { bufferSize: 128, encoding: 'buffer' as BufferEncoding });
+  for await (const dirent of listing as unknown as AsyncIterable<Dirent<Buffer>>) dirents.push(dirent);
   return dirents;
 }
 
-function isUnknownType(dirent: Dirent): boolean {
+/** `dir`'s entry `name`, as bytes. */
+export const childPath = (dir: string | Buffer, name: Buffer): Buffer => Buffer.concat([Buffer.from(dir), Buffer.from('/'), name]);
+
+function isUnknownType(dirent: Dirent<Buffer>): boolean {
   return (
     !dirent.isBlockDevice() &&
     !dirent.isCharacterDevice() &&
