@@ -255,6 +255,28 @@ describe('exec-server --listen ws://', () => {
     }
   });
 
+  it('kills its processes on a signal, and exits 0 on a second one, as over stdio (not killed by it)', async () => {
+    const own = await listen(['--listen', 'ws://127.0.0.1:0']);
+    try {
+      const client = await ExecServerClient.connectWebSocket(own.url);
+      await client.start({ argv: ['sleep', '30.93'] });
+      const sleeper = await waitFound('30.93', 'sleep');
+      process.kill(own.pid, 'SIGTERM');
+      expect(await waitDead(sleeper)).toEqual([]);
+      // The second comes while the listener finishes its close (two at once would be taken for one);
+      // if it has finished already, there is nothing left to signal.
+      try {
+        process.kill(own.pid, 'SIGTERM');
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
+      }
+      expect(await own.exitStatus).toEqual({ code: 0, signal: null });
+      await client.close();
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('listens on loopback without a token', async () => {
     const open = await listen(['--listen', 'ws://127.0.0.1:0']);
     try {

@@ -70,7 +70,7 @@ function cliOptions(env: NodeJS.ProcessEnv) {
     'ws-token-file': { type: 'string' },
     'ws-token-sha256': { type: 'string' },
     'ws-allow-origin': { type: 'string', multiple: true, default: [] as string[] },
-    'detached-session-ttl-ms': { type: 'string', default: String(DEFAULT_DETACHED_TTL_MS) },
+    'detached-session-ttl-ms': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
     version: { type: 'boolean', short: 'v', default: false },
   } satisfies NonNullable<ParseArgsConfig['options']>;
@@ -97,12 +97,21 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const webSocket = values.listen === 'stdio' ? undefined : webSocketOptions(values);
+  // `stdio://` too, as Codex's listener spells it.
+  const stdio = values.listen === 'stdio' || values.listen === 'stdio://';
+  if (stdio) refuseWebSocketFlags(values);
+  const webSocket = stdio ? undefined : webSocketOptions(values);
   const level = values['log-level']!;
-  if (!isLogLevel(level)) throw new UsageError(`--log-level: expected error, warn, info or debug, got "${level}"`);
-  const maxLineBytes = Number(values['max-line-bytes']);
-  if (!Number.isInteger(maxLineBytes) || maxLineBytes < MIN_MAX_LINE_BYTES) {
-    throw new UsageError(`--max-line-bytes: expected an integer >= ${MIN_MAX_LINE_BYTES}, got "${values['max-line-bytes']}"`);
+  if (!isLogLevel(level)) {
+    // Without the flag, the level came from the environment: name what the user set.
+    const source = argv.some((arg) => arg === '--log-level' || arg.startsWith('--log-level=')) ? '--log-level' : 'EXEC_SERVER_LOG';
+    throw new UsageError(`${source}: expected error, warn, info or debug, got "${level}"`);
+  }
+  const maxLineBytes = decimal(values['max-line-bytes']);
+  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < MIN_MAX_LINE_BYTES) {
+    throw new UsageError(
+      `--max-line-bytes: expected an integer from ${MIN_MAX_LINE_BYTES} to ${Number.MAX_SAFE_INTEGER}, got "${values['max-line-bytes']}"`,
+    );
   }
   const retentionMs = values['retention-ms'] === undefined ? undefined : nonNegativeInteger(values, 'retention-ms');
   return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs, bwrap: values.bwrap, webSocket };
@@ -113,8 +122,23 @@ type Values = ReturnType<typeof parseCliArgs>['values'];
 /** The longest delay a Node timer takes (about 24.8 days); longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Plain decimal digits only (not `0x10`, `1e3`, ` 5 ` or empty, which Number() takes); NaN otherwise. */
+function decimal(text: string | undefined): number {
+  return text !== undefined && /^\d+$/.test(text) ? Number(text) : Number.NaN;
+}
+
+/** The flags that mean something only to a WebSocket listener, refused over stdio rather than ignored. */
+function refuseWebSocketFlags(values: Values): void {
+  const flags = ['ws-auth', 'ws-token-file', 'ws-token-sha256', 'ws-allow-origin', 'detached-session-ttl-ms'] as const;
+  const given = flags.find((flag) => {
+    const value = values[flag];
+    return Array.isArray(value) ? value.length > 0 : value !== undefined;
+  });
+  if (given !== undefined) throw new UsageError(`--${given} applies only to --listen ws://IP:PORT`);
+}
+
 function nonNegativeInteger(values: Values, flag: 'retention-ms' | 'detached-session-ttl-ms'): number {
-  const value = Number(values[flag]);
+  const value = decimal(values[flag]);
   if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
     throw new UsageError(`--${flag}: expected an integer from 0 to ${MAX_TIMER_MS}, got "${values[flag]}"`);
   }
@@ -155,6 +179,7 @@ function webSocketOptions(values: Values): WebSocketCli {
       `--listen ${values.listen}: a non-loopback address needs --ws-auth capability-token (with --ws-token-file or --ws-token-sha256)`,
     );
   }
-  const detachedTtlMs = nonNegativeInteger(values, 'detached-session-ttl-ms');
+  const detachedTtlMs =
+    values['detached-session-ttl-ms'] === undefined ? DEFAULT_DETACHED_TTL_MS : nonNegativeInteger(values, 'detached-session-ttl-ms');
   return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [], detachedTtlMs };
 }

@@ -40,13 +40,20 @@ async function serveWebSocket(
   // The URL alone on stdout, as Codex's listener prints it (a launcher reads it there); stdout carries nothing else here.
   process.stdout.write(`${listener.url}\n`);
   process.stderr.write(`exec-server: listening on ${listener.url}\n`);
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      // Closing every connection ends its session (its processes are killed); then exit.
-      void listener.close().then(() => setTimeout(() => process.exit(0), 500));
-    });
-  }
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    // A second signal, or a close that takes too long, ends at once: the guardian kills what is left.
+    if (signals > 1) process.exit(0);
+    setTimeout(() => process.exit(0), SIGNAL_CLOSE_MS).unref();
+    // Closing every connection ends its session (its processes are killed); then exit.
+    void listener.close().then(() => setTimeout(() => process.exit(0), 500));
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
 }
+
+/** How long a signalled listener may take to close its sessions, as a signalled stdio server may drain. */
+const SIGNAL_CLOSE_MS = 5000;
 
 function main(): void {
   // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.

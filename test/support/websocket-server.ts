@@ -25,6 +25,8 @@ export interface WebSocketListener {
   printed(): string;
   /** Stops the listener and resolves once it has exited (idempotent). */
   stop(): Promise<void>;
+  /** How it exited, once it has. */
+  exitStatus: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export interface ListenerOptions {
@@ -71,6 +73,9 @@ export function startWebSocketListener(command: string, args: string[], options:
   child.stderr!.on('data', onData);
   // 'exit', or 'close' alone after a failed spawn (ENOENT…); 'close' also waits for the pipes.
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()).once('close', () => resolve()));
+  const exitStatus = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -97,7 +102,7 @@ export function startWebSocketListener(command: string, args: string[], options:
           watchers.add(check);
           check();
         });
-      resolve({ url, pid: child.pid!, stop, output: waitFor, printed: () => printed });
+      resolve({ url, pid: child.pid!, stop, exitStatus, output: waitFor, printed: () => printed });
     };
     child.once('error', (error) => fail(`could not be started (${error.message})`));
     child.once('exit', (code, signal) => {

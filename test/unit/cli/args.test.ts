@@ -14,9 +14,36 @@ describe('parseCli', () => {
     expect(parseCli(['--retention-ms', '0'], {}).retentionMs).toBe(0);
   });
 
-  it('refuses a bad default from the environment as it refuses the flag', () => {
+  it('refuses a bad default from the environment as it refuses the flag, naming the variable', () => {
     expect(() => parseCli([], { EXEC_SERVER_LOG: 'loud' })).toThrow(UsageError);
-    expect(() => parseCli([], { EXEC_SERVER_LOG: 'loud' })).toThrow('--log-level: expected error, warn, info or debug, got "loud"');
+    expect(() => parseCli([], { EXEC_SERVER_LOG: 'loud' })).toThrow('EXEC_SERVER_LOG: expected error, warn, info or debug, got "loud"');
+    expect(() => parseCli(['--log-level=loud'], {})).toThrow('--log-level: expected error, warn, info or debug, got "loud"');
+    expect(parseCli(['--log-level', 'debug'], { EXEC_SERVER_LOG: 'loud' }).logLevel).toBe('debug');
+  });
+
+  it('takes numbers as plain decimal digits only, within their bounds', () => {
+    for (const bad of ['', ' 5 ', '0x10', '1e3', '0b1', '-1', '1.5', '99999999999999999999'])
+      for (const flag of ['--retention-ms', '--max-line-bytes'])
+        expect(() => parseCli([`${flag}=${bad}`], {}), `${flag}=${bad}`).toThrow(UsageError);
+    expect(parseCli(['--retention-ms', '007'], {}).retentionMs).toBe(7);
+    expect(parseCli(['--max-line-bytes', String(64 * 1024 * 1024)], {}).maxLineBytes).toBe(64 * 1024 * 1024);
+    expect(() => parseCli(['--listen', 'ws://127.0.0.1:0', '--detached-session-ttl-ms', '1e3'], {})).toThrow(UsageError);
+  });
+
+  it('refuses the WebSocket flags over stdio instead of ignoring them, and takes stdio:// as stdio', () => {
+    for (const flags of [
+      ['--ws-auth', 'bogus'],
+      ['--ws-token-sha256', 'zz'],
+      ['--ws-token-file', '/nonexistent'],
+      ['--ws-allow-origin', 'https://a.example'],
+      ['--detached-session-ttl-ms=abc'],
+    ])
+      expect(() => parseCli(flags, {}), flags.join(' ')).toThrow(
+        /^--(ws-auth|ws-token-sha256|ws-token-file|ws-allow-origin|detached-session-ttl-ms) applies only to --listen ws:\/\/IP:PORT$/,
+      );
+    expect(parseCli(['--listen', 'stdio://'], {})).toEqual(parseCli([], {}));
+    expect(parseCli(['--listen', 'ws://127.0.0.1:0', '--detached-session-ttl-ms', '0'], {}).webSocket?.detachedTtlMs).toBe(0);
+    expect(parseCli(['--listen', 'ws://127.0.0.1:0'], {}).webSocket?.detachedTtlMs).toBe(30_000);
   });
 
   it('refuses unknown flags and positionals', () => {
