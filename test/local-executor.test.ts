@@ -30,6 +30,19 @@ describe('LocalExecutor', () => {
     expect(await waitDead(started)).toEqual([]);
   });
 
+  it('refuses options it would ignore, naming them: createExecutor picks its way from url, command or streams', async () => {
+    await expect(createExecutor({ args: ['host', 'exec-server'] })).rejects.toThrow('createExecutor: args applies only with command');
+    await expect(createExecutor({ command: 'exec-server', token: 'x' })).rejects.toThrow('createExecutor: token applies only with url');
+    await expect(createExecutor({ command: 'exec-server', reconnect: true })).rejects.toThrow(
+      'createExecutor: reconnect applies only with url',
+    );
+    await expect(createExecutor({ url: 'ws://127.0.0.1:1', env: {} })).rejects.toThrow('createExecutor: env applies only with command');
+    await expect(createExecutor({ protocolGeneration: 1 })).rejects.toThrow(
+      'createExecutor: protocolGeneration needs url, command or streams (without them the executor is local)',
+    );
+    await expect(createExecutor({ url: 'ws://x', command: 'y' })).rejects.toThrow(TypeError);
+  });
+
   it('hands listeners output chunks to keep: a flood does not overwrite them (the session reuses its memory)', async () => {
     const data = Buffer.from(randomBytes(2 * 1024 * 1024).toString('hex'));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-executor-flood-'));

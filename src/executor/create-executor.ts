@@ -20,9 +20,30 @@ export interface CreateExecutorOptions extends WebSocketConnectOptions {
   streams?: { readable: Readable; writable: Writable };
 }
 
+/** Members only one way of reaching a server takes: given with another, they would be ignored. */
+const ONLY_WITH = { url: ['token', 'reconnect'], command: ['args', 'env'] } as const;
+/** Members of the handshake with a server: a local executor has none. */
+const HANDSHAKE = ['clientName', 'resumeSessionId', 'initializeTimeoutMs', 'protocolGeneration'] as const;
+
+/** Refuses options the chosen way would ignore (`TypeError`), naming them. */
+function refuseIgnored(options: CreateExecutorOptions, way: 'url' | 'command' | 'streams' | undefined): void {
+  for (const [owner, members] of Object.entries(ONLY_WITH))
+    for (const member of members)
+      if (owner !== way && options[member] !== undefined) throw new TypeError(`createExecutor: ${member} applies only with ${owner}`);
+  const handshake = HANDSHAKE.find((member) => options[member] !== undefined);
+  if (way === undefined && handshake !== undefined)
+    throw new TypeError(`createExecutor: ${handshake} needs url, command or streams (without them the executor is local)`);
+}
+
+/**
+ * An executor: local without `url`, `command` or `streams`; otherwise remote,
+ * through the server they reach. Refuses (`TypeError`) more than one way, and
+ * options the chosen way would ignore.
+ */
 export async function createExecutor(options: CreateExecutorOptions = {}): Promise<Executor> {
-  const ways = [options.url, options.command, options.streams].filter((way) => way !== undefined).length;
-  if (ways > 1) throw new TypeError('createExecutor: give at most one of url, command and streams');
+  const ways = (['url', 'command', 'streams'] as const).filter((way) => options[way] !== undefined);
+  if (ways.length > 1) throw new TypeError('createExecutor: give at most one of url, command and streams');
+  refuseIgnored(options, ways[0]);
   if (options.url !== undefined) return new RemoteExecutor(await ExecServerClient.connectWebSocket(options.url, options));
   if (options.streams) {
     return new RemoteExecutor(await ExecServerClient.connect(options.streams.readable, options.streams.writable, options));
