@@ -8,15 +8,30 @@ const { createRequire, Module } = require('node:module');
 const path = require('node:path');
 const vm = require('node:vm');
 
+/**
+ * A cache begins with the path of the file it was made for, on a line of its own: V8 keeps that
+ * path in the code it restores, so a cache made elsewhere (at build time, before the package was
+ * installed) would show stack traces pointing there. It is remade for the file where it is now.
+ */
+function header(file) {
+  return Buffer.from(`${file}\n`);
+}
+
+/** The cache made for `file` at its present path, or undefined. */
+function readCache(file) {
+  try {
+    const cache = fs.readFileSync(`${file}.cache`);
+    const expected = header(file);
+    return cache.subarray(0, expected.length).equals(expected) ? cache.subarray(expected.length) : undefined;
+  } catch {
+    return undefined; // no cache yet
+  }
+}
+
 /** Runs `file` once and returns its exports. */
 function loadCached(file) {
   const cacheFile = `${file}.cache`;
-  let cachedData;
-  try {
-    cachedData = fs.readFileSync(cacheFile);
-  } catch {
-    // no cache yet
-  }
+  const cachedData = readCache(file);
   // A `#!` line is not JavaScript inside a function (bundle.mjs turns the bundle's into a comment).
   // bundle.mjs leaves only ASCII in a bundle, so latin1 reads it as UTF-8 would, without decoding.
   const text = fs.readFileSync(file, 'latin1');
@@ -27,7 +42,7 @@ function loadCached(file) {
     process.once('exit', () => {
       try {
         const temporary = `${cacheFile}.${process.pid}`;
-        fs.writeFileSync(temporary, script.createCachedData());
+        fs.writeFileSync(temporary, Buffer.concat([header(file), script.createCachedData()]));
         fs.renameSync(temporary, cacheFile);
       } catch {
         // not writable

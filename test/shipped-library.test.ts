@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -89,6 +90,26 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
     for (const bundle of ['cli/server.cjs', 'lib.cjs', 'execa.cjs']) {
       const text = fs.readFileSync(path.resolve(path.dirname(entry), bundle), 'utf8');
       expect(text.match(/[\u0080-\uffff]/)?.[0], bundle).toBeUndefined();
+    }
+  });
+
+  it('points stack traces at where its code is, not where its code cache was made (the cache is remade there)', () => {
+    const cacheLoader = path.resolve(path.dirname(entry), 'cached-load.cjs');
+    const places = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'cached-load-')));
+    try {
+      const frames = places.map((place, index) => {
+        // The second place gets the first's files, its cache among them: a package moved, or installed from a build.
+        if (index === 0) {
+          fs.copyFileSync(cacheLoader, path.join(place, 'cached-load.cjs'));
+          fs.writeFileSync(path.join(place, 'm.cjs'), 'exports.frame = function frame() { return new Error().stack.split("\\n")[1]; };\n');
+        } else fs.cpSync(places[0]!, place, { recursive: true });
+        const script = `console.log(require(${JSON.stringify(path.join(place, 'cached-load.cjs'))}).loadCached(${JSON.stringify(path.join(place, 'm.cjs'))}).frame())`;
+        return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      });
+      expect(fs.existsSync(path.join(places[0]!, 'm.cjs.cache'))).toBe(true);
+      for (const [index, place] of places.entries()) expect(frames[index]).toContain(path.join(place, 'm.cjs:1:'));
+    } finally {
+      for (const place of places) fs.rmSync(place, { recursive: true, force: true });
     }
   });
 });
