@@ -54,6 +54,21 @@ function bytesRead(pid: number): number {
   return Number(/^rchar: (\d+)/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'latin1'))![1]);
 }
 
+/** Once `pid` has read at least `atLeast` bytes and then nothing more between two looks: what it has read. */
+async function readingSettled(pid: number, atLeast: number): Promise<number> {
+  let last = -1;
+  await vi.waitFor(
+    () => {
+      const now = bytesRead(pid);
+      const settled = now === last && now >= atLeast;
+      last = now;
+      if (!settled) throw new Error('still reading');
+    },
+    { timeout: 20_000, interval: 300 },
+  );
+  return last;
+}
+
 /** A client of a server process that can stop reading its answers: over stdio or over WebSocket. */
 interface StallableClient {
   pid: number;
@@ -127,16 +142,7 @@ describe.each([
       client.stopReading();
       for (let i = 0; i < COUNT; i++) await client.send({ id: `r${i}`, method: 'fs/readFile', params: { path: file } });
       // The server has done what it will while nobody reads: it reads no more files.
-      let last = -1;
-      await vi.waitFor(
-        () => {
-          const now = bytesRead(client.pid);
-          const settled = now === last && now - readBefore > 16 * FILE_BYTES;
-          last = now;
-          if (!settled) throw new Error('still reading');
-        },
-        { timeout: 20_000, interval: 300 },
-      );
+      const last = await readingSettled(client.pid, readBefore + 16 * FILE_BYTES);
       // A server that kept reading took in all 300 (75 MiB of files, 100 MiB of answers).
       expect((last - readBefore) / FILE_BYTES).toBeLessThan(COUNT / 2);
       expect(rssBytes(client.pid) - rssBefore).toBeLessThan(48 * MiB);
@@ -163,16 +169,7 @@ describe('backpressure on large answers', () => {
       const [rssBefore, readBefore] = [rssBytes(client.pid), bytesRead(client.pid)];
       client.stopReading();
       for (let i = 0; i < COUNT; i++) await client.send({ id: `big${i}`, method: 'fs/readFile', params: { path: file } });
-      let last = -1;
-      await vi.waitFor(
-        () => {
-          const now = bytesRead(client.pid);
-          const settled = now === last && now - readBefore >= 4 * FILE_BYTES;
-          last = now;
-          if (!settled) throw new Error('still reading');
-        },
-        { timeout: 20_000, interval: 300 },
-      );
+      const last = await readingSettled(client.pid, readBefore + 4 * FILE_BYTES);
       // A server without the budget read all 24 (192 MiB) and held them.
       expect((last - readBefore) / FILE_BYTES).toBeLessThan(12);
       expect(rssBytes(client.pid) - rssBefore).toBeLessThan(112 * MiB);
