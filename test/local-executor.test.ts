@@ -43,6 +43,20 @@ describe('LocalExecutor', () => {
     await expect(createExecutor({ url: 'ws://x', command: 'y' })).rejects.toThrow(TypeError);
   });
 
+  it('reads files without limit on their total: no line writer sends its answers, so none are held back', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-executor-reads-'));
+    const file = path.join(dir, 'mebibyte');
+    fs.writeFileSync(file, randomBytes(1024 * 1024));
+    const executor = new LocalExecutor();
+    try {
+      // Past the 64 MiB a server holds in answers its client has not taken (answer-budget.ts).
+      for (let i = 0; i < 70; i++) expect((await executor.readFile(file)).length).toBe(1024 * 1024);
+    } finally {
+      await executor.close();
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+
   it('hands listeners output chunks to keep: a flood does not overwrite them (the session reuses its memory)', async () => {
     const data = Buffer.from(randomBytes(2 * 1024 * 1024).toString('hex'));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-executor-flood-'));

@@ -8,13 +8,13 @@
  */
 
 /** Enough for any client that reads its answers; a larger file waits until it is the only one held. */
-const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
+export const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
 
 export class AnswerBudget {
   private held = 0;
   private readonly waiting: { bytes: number; grant: () => void }[] = [];
 
-  constructor(private readonly limitBytes = ANSWER_BUDGET_BYTES) {}
+  constructor(private readonly limitBytes: number) {}
 
   /** Bytes reserved and not yet given back. */
   get reserved(): number {

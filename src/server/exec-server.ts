@@ -16,6 +16,7 @@ import type { ProtocolError } from '../protocol/errors.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import type { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
+import { ANSWER_BUDGET_BYTES } from './answer-budget.js';
 import { InputHold } from './input-hold.js';
 import type { ExtraCaCerts } from './http/trusted-cas.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -91,7 +92,8 @@ export class ExecServer {
         isCongested: () => this.writer.congested,
         onResume: (listener) => this.writer.onDrain(listener),
       },
-      { ...options, runtime: this.runtime, logger: this.logger },
+      // Its answers go through the line writer, which gives back what they reserved once they are sent.
+      { ...options, runtime: this.runtime, logger: this.logger, answerBudgetBytes: ANSWER_BUDGET_BYTES },
     );
     this.reader = new LineMessageReader(options.input, {
       maxLineBytes: options.maxLineBytes,

@@ -46,6 +46,11 @@ export interface ServerSessionOptions extends ProcessManagerOptions {
   extraCaCerts?: ExtraCaCerts;
   /** How long an HTTP request without a timeout may wait for its answer once input ended (default `INPUT_END_GRACE_MS`). */
   httpInputEndGraceMs?: number;
+  /**
+   * Bytes of file contents answers may hold until the line writer has sent them (`answer-budget.ts`).
+   * Default: no limit, for a session whose answers no line writer sends (an in-process executor's).
+   */
+  answerBudgetBytes?: number;
 }
 
 export class ServerSession {
@@ -57,7 +62,7 @@ export class ServerSession {
   private attachment: { sessionId: string; processes: ProcessManager } | undefined;
   private readonly http: HttpClient;
   private readonly files = new FileHandles();
-  private readonly answers = new AnswerBudget();
+  private readonly answers: AnswerBudget;
   private readonly sandbox: FsSandbox;
   private readonly watches = new MissingWatches((watchId) => this.notify(Notification.FsMissingChanged, { watchId }));
   private readonly dispatcher: Dispatcher;
@@ -69,6 +74,7 @@ export class ServerSession {
   ) {
     this.generation = new ClientGeneration(options.generation);
     this.httpInputEndGraceMs = options.httpInputEndGraceMs;
+    this.answers = new AnswerBudget(options.answerBudgetBytes ?? Number.POSITIVE_INFINITY);
     this.sandbox = new FsSandbox(options.bwrap, options.serverEnv?.TMPDIR ?? process.env.TMPDIR, options.runtime);
     this.sessions = options.sessions ?? new SessionRegistry({ detachedTtlMs: 0, processes: options });
     this.http = new HttpClient(
