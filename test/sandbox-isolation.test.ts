@@ -164,6 +164,25 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     expect(fs.readFileSync(path.join(code, 'main.js'), 'utf8')).toBe('original\n');
   });
 
+  it('pins nothing inside a read-only path: what the policy keeps read-only above the code stays so', () => {
+    const workspace = freshWorkspace();
+    const code = path.join(workspace, 'ro', 'app', 'srv');
+    fs.mkdirSync(code, { recursive: true });
+    const [real, readOnly] = [workspace, path.join(workspace, 'ro')].map((dir) => fs.realpathSync(dir));
+    const confinement = {
+      writable: [real],
+      readOnly: [readOnly],
+      noNetwork: false,
+      ...protectReadOnly([real], [readOnly], [fs.realpathSync(code)]),
+    };
+    expect(confinement.pinned).toEqual([]);
+    const script = ['touch ro/app/evil && echo WROTE-UNDER-READ-ONLY', 'touch beside && echo WROTE-BESIDE'];
+    const bwrap = findBwrap(undefined)!;
+    const run = spawnSync(bwrap, [...bwrapArgs(confinement, real, false), '/bin/sh', '-c', script.join('; ')], { encoding: 'utf8' });
+    expect(run.stdout).toBe('WROTE-BESIDE\n');
+    expect(fs.readdirSync(path.join(workspace, 'ro', 'app'))).toEqual(['srv']);
+  });
+
   it('keeps missing protected paths from being created, and leaves nothing behind', async () => {
     const workspace = freshWorkspace();
     const output = await sandboxed(

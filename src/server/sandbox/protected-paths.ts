@@ -60,11 +60,18 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
   // The server's own code (real paths, no symlink to refuse), wherever a writable root reaches it.
   for (const code of serverCode)
     for (const base of bases) {
-      if (code === base || isBelow(base, code)) add(result.readOnly, code);
+      // A writable root inside the code is made read-only itself: mounted deeper, it would win over the code's mount.
+      if (code === base || isBelow(base, code)) {
+        add(result.readOnly, code);
+        add(result.readOnly, base);
+      }
       if (!isBelow(code, base)) continue;
       add(result.readOnly, code);
       for (const directory of directoriesBetween(base, code)) add(result.pinned, directory);
     }
+  // A pin is a writable mount: at or below a read-only path (or a stand-in), it would make that part writable again.
+  const covered = [...result.readOnly, ...result.synthetic].map(realOrSelf); // pins are real paths, as bwrap mounts them all
+  result.pinned = result.pinned.filter((directory) => !covered.some((path) => directory === path || isBelow(directory, path)));
   return result;
 }
 

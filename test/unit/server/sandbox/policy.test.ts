@@ -7,6 +7,7 @@ import { bwrapArgs, splitEnvironment } from '../../../../src/server/sandbox/bwra
 import { likelySandboxDenied } from '../../../../src/server/sandbox/denial.js';
 import { serverCode } from '../../../../src/package/files.js';
 import { confinementOf } from '../../../../src/server/sandbox/policy.js';
+import { protectReadOnly } from '../../../../src/server/sandbox/protected-paths.js';
 import { managedPolicy, special } from '../../../support/sandbox-policy.js';
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-unit-'));
@@ -237,6 +238,19 @@ describe('bwrapArgs', () => {
         `--setenv LD_PRELOAD /lib/x.so --chdir ${workspace} --`,
     );
     expect(bwrapArgs({ writable: [], readOnly: [], synthetic: [], noNetwork: false }, '/', true)).not.toContain('--new-session');
+  });
+});
+
+describe('protectReadOnly: the server code', () => {
+  it('keeps a writable root inside the code read-only (mounted deeper, it would win over the code)', () => {
+    const code = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-')));
+    const inside = path.join(code, 'sub');
+    fs.mkdirSync(inside);
+    try {
+      expect(protectReadOnly([inside], [], [code]).readOnly).toEqual(expect.arrayContaining([code, inside]));
+    } finally {
+      fs.rmSync(code, { recursive: true });
+    }
   });
 });
 
