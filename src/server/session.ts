@@ -91,7 +91,7 @@ export class ServerSession {
       lifecycle: this.lifecycle,
       attach: (resumeSessionId) => this.attach(resumeSessionId),
       processes: () => this.attachedProcesses(),
-      sandboxSupport: () => sandboxSupport(options.bwrap),
+      sandboxSupport: () => sandboxSupport(options.runtime.bwraps.find(options.bwrap)),
       http: this.http,
       files: this.files,
       answers: this.answers,

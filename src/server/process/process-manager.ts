@@ -10,7 +10,7 @@ import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
-import { confined, findBwrap } from '../sandbox/bwrap.js';
+import { confined } from '../sandbox/bwrap.js';
 import { confinementOf } from '../sandbox/policy.js';
 import type { HeldConfinement } from '../sandbox/synthetic-mounts.js';
 import { buildEnvironment, loginShell, sortedByName } from './env-policy.js';
@@ -105,7 +105,7 @@ export class ProcessManager {
 
   /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */
   private confine(request: SpawnRequest, sandbox: unknown, tty: boolean): { request: SpawnRequest; held?: HeldConfinement } {
-    const bwrap = findBwrap(this.bwrapPath);
+    const bwrap = this.runtime.bwraps.find(this.bwrapPath);
     const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR, bwrap);
     if (!confinement) return { request };
     if (!bwrap) throw Errors.sandboxUnavailable(); // never run unconfined

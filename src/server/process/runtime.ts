@@ -6,6 +6,7 @@
  * process does, or until `prepare()`.
  */
 import { BufferPool } from '../../transport/buffer-pool.js';
+import { BwrapLocator } from '../sandbox/bwrap-locator.js';
 import { SyntheticMounts } from '../sandbox/synthetic-mounts.js';
 import { Guardian } from './guardian.js';
 import { OUTPUT_SLAB_BYTES } from './output-pipe.js';
@@ -67,6 +68,8 @@ export class ProcessRuntime {
   readonly ptyMasters = new PtyMasters();
   /** The sandboxes' stand-ins for missing protected paths, shared by every confined child and fs helper of this process. */
   readonly syntheticMounts = new SyntheticMounts();
+  /** The bwrap confined children run with, kept once found. */
+  readonly bwraps = new BwrapLocator();
   /** Slabs that children's output is read into, reused once retention lets go (see `output-pipe.ts`). */
   readonly outputSlabs = new BufferPool(OUTPUT_SLAB_BYTES, 32);
   readonly spawnerMode: SpawnerMode;

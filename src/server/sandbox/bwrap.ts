@@ -144,9 +144,9 @@ export function confined(request: SpawnRequest, confinement: Confinement, bwrap:
   return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args, env: carried };
 }
 
-/** Whether a sandboxed start can be confined here, looked up now (bwrap may be installed meanwhile). */
-export function sandboxSupport(explicit: string | undefined): SandboxSupport {
-  return findBwrap(explicit)
+/** Whether a sandboxed start can be confined here, given the bwrap found for it now (it may be installed meanwhile). */
+export function sandboxSupport(bwrap: string | undefined): SandboxSupport {
+  return bwrap
     ? { available: true, type: 'linuxSeccomp' }
     : { available: false, type: 'linuxSeccomp', reason: Errors.sandboxUnavailable().message };
 }

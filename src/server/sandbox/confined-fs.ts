@@ -13,7 +13,7 @@ import { packageFile } from '../../package/files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { perlExec } from '../process/perl.js';
 import type { ProcessRuntime } from '../process/runtime.js';
-import { bwrapArgs, findBwrap } from './bwrap.js';
+import { bwrapArgs } from './bwrap.js';
 import { type Confinement, confinementOf } from './policy.js';
 
 /** The helper, as tsc builds it (the bundled CLI runs it from there too). */
@@ -36,12 +36,12 @@ export class FsSandbox {
      * which says whether a child must close what lacks close-on-exec first: bwrap would pass it
      * into the sandbox.
      */
-    private readonly runtime: Pick<ProcessRuntime, 'prepare' | 'childrenCloseDescriptors' | 'syntheticMounts'>,
+    private readonly runtime: Pick<ProcessRuntime, 'prepare' | 'childrenCloseDescriptors' | 'syntheticMounts' | 'bwraps'>,
   ) {}
 
   /** What an fs call's `sandbox` asks for (undefined: nothing); refuses what cannot be enforced. */
   confinement(sandbox: unknown): Confinement | undefined {
-    return confinementOf(sandbox, this.tmpdir, findBwrap(this.bwrapPath));
+    return confinementOf(sandbox, this.tmpdir, this.runtime.bwraps.find(this.bwrapPath));
   }
 
   /** Kills helpers still running (the session is ending): their requests fail. */
@@ -51,7 +51,7 @@ export class FsSandbox {
 
   /** Runs `op` in the helper under `confinement`; its result, or its error as a `ProtocolError`. */
   run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
-    const bwrap = findBwrap(this.bwrapPath);
+    const bwrap = this.runtime.bwraps.find(this.bwrapPath);
     if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
     const held = this.runtime.syntheticMounts.hold(confinement);
     const args = [...bwrapArgs(held.confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];

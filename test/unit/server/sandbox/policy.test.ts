@@ -104,6 +104,17 @@ describe('confinementOf', () => {
     expect(confinementOf({ ...unrestricted, windowsSandboxLevel: 'disabled' }, undefined, bwrap)).toMatchObject({ writable: ['/'] });
   });
 
+  it('refuses a writable root that holds a symlink on the way to bwrap (a child could point it elsewhere)', () => {
+    const links = path.join(workspace, 'links');
+    fs.mkdirSync(links, { recursive: true });
+    const link = path.join(links, 'bwrap');
+    fs.rmSync(link, { force: true });
+    fs.symlinkSync('/usr/bin/bwrap', link);
+    const writing = { ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [links] };
+    expect(() => confinementOf(writing, undefined, link)).toThrow(`which holds ${link}, on the way to ${link}, a program this server runs`);
+    fs.rmSync(link);
+  });
+
   it("makes nothing writable for a relative TMPDIR (resolved, it would be the server's cwd)", () => {
     for (const tmpdir of ['.', 'tmp', ''])
       expect(confinementOf(policy([special('root', 'read'), special('tmpdir', 'write')]), tmpdir)?.writable).toEqual([]);

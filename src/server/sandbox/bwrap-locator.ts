@@ -1,0 +1,34 @@
+/**
+ * The bwrap a process confines its children with: looked up on first need,
+ * then kept for the process's life. A `bwrap` that appears later earlier on
+ * PATH (one a confined child planted in a directory its policy let it write)
+ * is never taken. If the one kept goes away, confinement is unavailable:
+ * nothing runs unconfined for want of it.
+ */
+import fs from 'node:fs';
+import { findBwrap } from './bwrap.js';
+
+export class BwrapLocator {
+  /** The bwrap found for each `--bwrap` given (`''`: none given, PATH searched). */
+  private readonly found = new Map<string, string>();
+
+  /** The bwrap to run for `explicit` (or PATH's), or undefined when there is none (now). */
+  find(explicit: string | undefined): string | undefined {
+    const key = explicit ?? '';
+    const kept = this.found.get(key);
+    if (kept !== undefined) return isExecutableFile(kept) ? kept : undefined;
+    const bwrap = findBwrap(explicit);
+    if (bwrap !== undefined) this.found.set(key, bwrap);
+    return bwrap;
+  }
+}
+
+function isExecutableFile(candidate: string): boolean {
+  try {
+    if (!fs.statSync(candidate).isFile()) return false;
+    fs.accessSync(candidate, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
