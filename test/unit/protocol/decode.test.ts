@@ -87,6 +87,18 @@ describe('decodeParams: success', () => {
     );
   });
 
+  it('accepts u64::MAX and its neighbours, which JSON.parse rounds to 2^64, as the reference does; refuses what rounds above', () => {
+    for (const text of ['18446744073709551615', '18446744073709551614', '18446744073709550615']) {
+      const params = JSON.parse(`{"processId":"p","afterSeq":${text},"maxBytes":${text},"waitMs":${text}}`);
+      expect(decodeParams(ProcessReadParams(), params, 'ReadParams')).toMatchObject({
+        afterSeq: 2 ** 64,
+        maxBytes: 2 ** 64,
+        waitMs: 2 ** 64,
+      });
+    }
+    expect(read(JSON.parse('{"processId":"p","waitMs":18446744073709555000}'))).toMatch(/^waitMs: /);
+  });
+
   it('turns absolute paths and file URIs into client paths', () => {
     expect(decodeParams(FsPathParams(), { path: '/tmp/x' }, 'FsPathParams')).toEqual({ path: { native: '/tmp/x', uri: false } });
     expect(decodeParams(FsPathParams(), { path: 'file:///tmp/a%20b' }, 'FsPathParams')).toEqual({
