@@ -5,6 +5,9 @@
  * that confine nothing here (disabled, external). Our texts name the
  * field (`metadata: …`); the prefix is dropped before comparing.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Arenas, arenas } from './support/arenas.js';
 
@@ -128,4 +131,21 @@ describe('process/start metadata and environment, side by side with the referenc
       refused('unknown variant `bogus`, expected `restricted` or `enabled`'),
     );
   });
+
+  it.skipIf(process.arch !== 'x64')('refuses a PTY start of a binary whose loader is missing, as the reference does', async () => {
+    // /bin/true naming a loader that is not there (the same length, one letter changed).
+    const binary = fs.readFileSync(fs.realpathSync('/bin/true'));
+    const loader = binary.indexOf('/lib64/ld-linux-x86-64.so.2');
+    fs.mkdirSync(dir, { recursive: true });
+    const broken = path.join(dir, 'no-loader');
+    binary.write('X', loader + 1, 'latin1');
+    fs.writeFileSync(broken, binary, { mode: 0o755 });
+    const pty = (extra: Record<string, unknown>) => start({ tty: true, cwd: `file://${dir}`, env: { PATH: '/usr/bin:/bin' }, ...extra });
+    expect(loader).toBeGreaterThan(0);
+    expect(await pty({ argv: [broken] })).toEqual({ code: -32603, message: 'No such file or directory (os error 2)' });
+    expect(await pty({ argv: ['/bin/true'] })).toMatchObject({ processId: expect.any(String) }); // a loader that is there
+  });
 });
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-params-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -17,7 +17,7 @@ export interface ResolveInput {
   cwd: string;
   env: Record<string, string>;
   tty: boolean;
-  /** A `#!` script's interpreter must be there too (generation 2 refuses a PTY start without one). */
+  /** A `#!` script's or an ELF binary's interpreter must be there too (generation 2 refuses a PTY start without one, as the reference does). */
   checkInterpreter?: boolean;
 }
 
@@ -59,20 +59,45 @@ const RUNNABLE_ELF: Record<string, Array<[number, number]>> = {
 function checkFormat(file: string, checkInterpreter: boolean): void {
   const head = Buffer.alloc(256);
   const fd = fs.openSync(file, 'r');
-  let read: number;
   try {
-    read = fs.readSync(fd, head, 0, head.length, 0);
-  } catch {
-    return; // unreadable but executable: let exec decide
+    let read: number;
+    try {
+      read = fs.readSync(fd, head, 0, head.length, 0);
+    } catch {
+      return; // unreadable but executable: let exec decide
+    }
+    if (read >= 2 && head[0] === 0x23 && head[1] === 0x21) {
+      if (checkInterpreter) checkShebang(head, read); // #!
+      return;
+    }
+    const isElf = read >= 4 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF';
+    if (!isElf || !runsHere(head, read)) throw systemError('ENOEXEC');
+    if (checkInterpreter) checkElfInterpreter(fd, head);
   } finally {
     fs.closeSync(fd);
   }
-  if (read >= 2 && head[0] === 0x23 && head[1] === 0x21) {
-    if (checkInterpreter) checkShebang(head, read); // #!
+}
+
+/** PT_INTERP: the program header naming the dynamic loader. */
+const PT_INTERP = 3;
+
+/** The loader a dynamically linked binary names must exist (ENOENT otherwise, as exec says). */
+function checkElfInterpreter(fd: number, head: Buffer): void {
+  const wide = head[4] === 2; // ELFCLASS64
+  const tableAt = wide ? Number(head.readBigUInt64LE(32)) : head.readUInt32LE(28);
+  const [entrySize, count] = wide ? [head.readUInt16LE(54), head.readUInt16LE(56)] : [head.readUInt16LE(42), head.readUInt16LE(44)];
+  const table = Buffer.alloc(entrySize * count);
+  if (fs.readSync(fd, table, 0, table.length, tableAt) < table.length) return; // let exec decide
+  for (let at = 0; at + entrySize <= table.length; at += entrySize) {
+    if (table.readUInt32LE(at) !== PT_INTERP) continue;
+    const offset = wide ? Number(table.readBigUInt64LE(at + 8)) : table.readUInt32LE(at + 4);
+    const size = wide ? Number(table.readBigUInt64LE(at + 32)) : table.readUInt32LE(at + 16);
+    const name = Buffer.alloc(Math.min(size, 4096));
+    const read = fs.readSync(fd, name, 0, name.length, offset);
+    const loader = name.toString('latin1', 0, read).split('\0')[0]!;
+    if (loader !== '') fs.statSync(loader);
     return;
   }
-  const isElf = read >= 4 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF';
-  if (!isElf || !runsHere(head, read)) throw systemError('ENOEXEC');
 }
 
 /** Whether an ELF header (its first `read` bytes in `head`) is for this machine; unknown machines are left to exec. */
