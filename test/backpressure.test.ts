@@ -161,7 +161,7 @@ describe.each([
 describe('backpressure on large answers', () => {
   it('holds the files read for a client that reads nothing to about 64 MiB, then sends every one whole', async () => {
     const FILE_BYTES = 8 * MiB;
-    const COUNT = 24; // fewer than the requests read before the input hold: only the answer budget stops them
+    const COUNT = 16; // 128 MiB, and fewer than the requests read before the input hold: only the answer budget stops them
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-large-')), 'blob');
     fs.writeFileSync(file, randomBytes(FILE_BYTES));
     const client = await overStdio();
@@ -170,7 +170,7 @@ describe('backpressure on large answers', () => {
       client.stopReading();
       for (let i = 0; i < COUNT; i++) await client.send({ id: `big${i}`, method: 'fs/readFile', params: { path: file } });
       const last = await readingSettled(client.pid, readBefore + 4 * FILE_BYTES);
-      // A server without the budget read all 24 (192 MiB) and held them.
+      // A server without the budget read all 16 and held them.
       expect((last - readBefore) / FILE_BYTES).toBeLessThan(12);
       expect(rssBytes(client.pid) - rssBefore).toBeLessThan(112 * MiB);
       client.resumeReading();
