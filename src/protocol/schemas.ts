@@ -31,12 +31,10 @@ const literal = (message: string) => ({ error: () => `${LITERAL}${message}` });
 const str = () => z.string(expecting('a string'));
 const bool = () => z.boolean(expecting('a boolean'));
 /**
- * serde's u64 / usize: an integer from 0 to 2^64 − 1. JSON.parse rounds one
- * above 2^53 − 1; a field that must be exact refuses it (an id here, with
- * `exactUnsigned`; a block's offset in `server/fs/file-handles.ts`), the
- * others work with the rounded value. The largest ones (`u64::MAX`, which a
- * client may send for "wait for ever") round to 2^64 itself, so 2^64 passes:
- * a true 2^64, which serde refuses, cannot be told from them.
+ * serde's u64 / usize: an integer from 0 to 2^64 − 1. JSON.parse rounds one above 2^53 − 1; a
+ * field that must be exact refuses it (an id here, with `exactUnsigned`; a block's offset in
+ * `server/fs/file-handles.ts`), the others work with the rounded value. The largest ones
+ * (`u64::MAX`: "wait for ever") round to 2^64, so 2^64 passes (a true 2^64 cannot be told apart).
  */
 const unsigned = (label: 'u64' | 'usize') =>
   z.number(expecting(label)).check(z.minimum(0, expecting(label)), z.lte(2 ** 64, expecting(label)), z.multipleOf(1, expecting(label)));

@@ -3,11 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs, splitEnvironment } from '../../../../src/server/sandbox/bwrap.js';
+import { bwrapArgs } from '../../../../src/server/sandbox/bwrap.js';
 import { likelySandboxDenied } from '../../../../src/server/sandbox/denial.js';
 import { serverCode } from '../../../../src/package/files.js';
 import { confinementOf } from '../../../../src/server/sandbox/policy.js';
-import { protectReadOnly } from '../../../../src/server/sandbox/protected-paths.js';
 import { managedPolicy, special } from '../../../support/sandbox-policy.js';
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-unit-'));
@@ -229,79 +228,6 @@ describe('confinementOf', () => {
     ],
   ])('refuses %s', (_what, sandbox, message) => {
     expect(() => confinementOf(sandbox, undefined)).toThrow(message);
-  });
-});
-
-describe('bwrapArgs', () => {
-  it('binds the root read-only first, writable paths over it, read-only subpaths last, and skips missing ones', () => {
-    const standIn = path.join(workspace, '.codex');
-    const args = bwrapArgs(
-      { writable: [workspace, '/nonexistent-dir'], readOnly: [path.join(workspace, '.git')], synthetic: [standIn], noNetwork: true },
-      workspace,
-      false,
-      { LD_PRELOAD: '/lib/x.so' },
-    );
-    const real = fs.realpathSync(workspace);
-    const isolation = '--die-with-parent --unshare-user-try --cap-drop ALL --unshare-pid --unshare-ipc --unshare-uts';
-    expect(args.join(' ')).toBe(
-      `${isolation} --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} ` +
-        `--ro-bind ${real}/.git ${real}/.git --perms 0555 --tmpfs ${standIn} --remount-ro ${standIn} ` +
-        `--setenv LD_PRELOAD /lib/x.so --chdir ${workspace} --`,
-    );
-    expect(bwrapArgs({ writable: [], readOnly: [], synthetic: [], noNetwork: false }, '/', true)).not.toContain('--new-session');
-  });
-});
-
-describe('protectReadOnly: the server code', () => {
-  it('keeps a writable root inside the code read-only (mounted deeper, it would win over the code)', () => {
-    const code = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-')));
-    const inside = path.join(code, 'sub');
-    fs.mkdirSync(inside);
-    try {
-      expect(protectReadOnly([inside], [], [code]).readOnly).toEqual(expect.arrayContaining([code, inside]));
-    } finally {
-      fs.rmSync(code, { recursive: true });
-    }
-  });
-});
-
-describe('bwrapArgs: the most specific path wins', () => {
-  it('mounts shallower paths first, whatever their kind, and for one path the read-only mount last', () => {
-    const inner = path.join(workspace, 'outer', 'inner');
-    fs.mkdirSync(inner, { recursive: true });
-    const [outerReal, innerReal] = [path.dirname(inner), inner].map((dir) => fs.realpathSync(dir));
-    const args = bwrapArgs(
-      { writable: [inner, workspace], readOnly: [path.dirname(inner), workspace], synthetic: [], pinned: [outerReal], noNetwork: false },
-      '/',
-      false,
-    ).join(' ');
-    const real = fs.realpathSync(workspace);
-    expect(args).toContain(
-      `--bind ${real} ${real} --ro-bind ${real} ${real} --bind ${outerReal} ${outerReal} --ro-bind ${outerReal} ${outerReal} --bind ${innerReal} ${innerReal} --chdir`,
-    );
-  });
-});
-
-describe('splitEnvironment', () => {
-  it("carries ordinary variables in bwrap's environment and keeps those glibc acts on at start for inside", () => {
-    const { carried, setInside } = splitEnvironment({
-      PATH: '/bin',
-      OPENAI_API_KEY: 'sk-x',
-      ['__proto__']: 'p',
-      LD_PRELOAD: '/evil.so',
-      LD_AUDIT: '/a.so',
-      GCONV_PATH: '/g',
-      GLIBC_TUNABLES: 'x',
-      MALLOC_CHECK_: '3',
-      TMPDIR: '/t',
-      UNSET: undefined,
-    });
-    expect(Object.entries(carried)).toEqual([
-      ['PATH', '/bin'],
-      ['OPENAI_API_KEY', 'sk-x'],
-      ['__proto__', 'p'],
-    ]);
-    expect(Object.keys(setInside)).toEqual(['LD_PRELOAD', 'LD_AUDIT', 'GCONV_PATH', 'GLIBC_TUNABLES', 'MALLOC_CHECK_', 'TMPDIR']);
   });
 });
 
