@@ -23,7 +23,8 @@ export interface ResolveInput {
 
 function checkExecutable(file: string, checkInterpreter = false): void {
   const stat = fs.statSync(file);
-  if (stat.isDirectory()) throw systemError('EACCES');
+  // exec runs regular files only (and the open below would wait for a FIFO's writer, holding the loop).
+  if (!stat.isFile()) throw systemError('EACCES');
   fs.accessSync(file, fs.constants.X_OK);
   checkFormat(file, checkInterpreter);
 }
@@ -80,22 +81,30 @@ function checkFormat(file: string, checkInterpreter: boolean): void {
 
 /** PT_INTERP: the program header naming the dynamic loader. */
 const PT_INTERP = 3;
+/** The size of a 64-bit ELF program header: any other makes the kernel refuse the file (ENOEXEC). */
+const PROGRAM_HEADER_BYTES = 56;
 
-/** The loader a dynamically linked binary names must exist (ENOENT otherwise, as exec says). */
+/**
+ * The loader a 64-bit dynamically linked binary names must exist (ENOENT
+ * otherwise, as exec says); a program header table the kernel would not
+ * take is ENOEXEC, a loader name past the end of the file EIO.
+ */
 function checkElfInterpreter(fd: number, head: Buffer): void {
-  const wide = head[4] === 2; // ELFCLASS64
-  const tableAt = wide ? Number(head.readBigUInt64LE(32)) : head.readUInt32LE(28);
-  const [entrySize, count] = wide ? [head.readUInt16LE(54), head.readUInt16LE(56)] : [head.readUInt16LE(42), head.readUInt16LE(44)];
-  const table = Buffer.alloc(entrySize * count);
-  if (fs.readSync(fd, table, 0, table.length, tableAt) < table.length) return; // let exec decide
-  for (let at = 0; at + entrySize <= table.length; at += entrySize) {
+  if (head[4] !== 2) return; // 32-bit: left to exec
+  const fileBytes = fs.fstatSync(fd).size;
+  const tableAt = Number(head.readBigUInt64LE(32));
+  const [entryBytes, count] = [head.readUInt16LE(54), head.readUInt16LE(56)];
+  if (entryBytes !== PROGRAM_HEADER_BYTES || count < 1 || tableAt + entryBytes * count > fileBytes) throw systemError('ENOEXEC');
+  const table = Buffer.alloc(entryBytes * count);
+  fs.readSync(fd, table, 0, table.length, tableAt);
+  for (let at = 0; at < table.length; at += entryBytes) {
     if (table.readUInt32LE(at) !== PT_INTERP) continue;
-    const offset = wide ? Number(table.readBigUInt64LE(at + 8)) : table.readUInt32LE(at + 4);
-    const size = wide ? Number(table.readBigUInt64LE(at + 32)) : table.readUInt32LE(at + 16);
-    const name = Buffer.alloc(Math.min(size, 4096));
-    const read = fs.readSync(fd, name, 0, name.length, offset);
-    const loader = name.toString('latin1', 0, read).split('\0')[0]!;
-    if (loader !== '') fs.statSync(loader);
+    const [offset, size] = [Number(table.readBigUInt64LE(at + 8)), Number(table.readBigUInt64LE(at + 32))];
+    if (size < 2 || size > 4096 || offset + size > fileBytes) throw systemError(size < 2 || size > 4096 ? 'ENOEXEC' : 'EIO');
+    const name = Buffer.alloc(size);
+    fs.readSync(fd, name, 0, size, offset);
+    const loader = name.toString('latin1').split('\0')[0]!;
+    if (loader.startsWith('/')) fs.statSync(loader); // a relative one is the child's business
     return;
   }
 }

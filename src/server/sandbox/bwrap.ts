@@ -37,7 +37,7 @@ export function findBwrap(explicit: string | undefined, searchPath = process.env
         .split(':')
         .filter(Boolean)
         .map((dir) => path.join(dir, 'bwrap'));
-  return candidates.find((candidate) => {
+  const found = candidates.find((candidate) => {
     try {
       // A missing candidate (most of PATH) is told without an exception: the first answer waits for this.
       if (!fs.statSync(candidate, { throwIfNoEntry: false })?.isFile()) return false;
@@ -47,6 +47,8 @@ export function findBwrap(explicit: string | undefined, searchPath = process.env
       return false;
     }
   });
+  // Its real path: a relative one would be run from the child's cwd, a symlink could be pointed elsewhere.
+  return found === undefined ? undefined : fs.realpathSync(found);
 }
 
 /** The real path of each existing entry, without duplicates (bwrap refuses a missing source). */

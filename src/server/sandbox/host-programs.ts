@@ -18,34 +18,41 @@ const MAX_LINKS = 40;
 /**
  * Every path whose change would change what `program` runs: where each
  * symlink on the way to it lies (a child could point it elsewhere), and where
- * the program itself is at the end.
+ * the program itself is at the end. Resolved as the kernel does, one name at
+ * a time (`..` goes up from where a link led, not from the text before it).
  */
 function pathsTo(program: string): string[] {
   const passed: string[] = [];
-  let pending = path.resolve(program);
-  for (let links = 0; links <= MAX_LINKS; links++) {
-    const parts = pending.split(path.sep).filter(Boolean);
-    let current: string = path.sep;
-    let redirected = false;
-    for (const [index, part] of parts.entries()) {
-      const next = path.join(current, part);
-      if (fs.lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink()) {
-        passed.push(next);
-        pending = path.resolve(current, fs.readlinkSync(next), ...parts.slice(index + 1));
-        redirected = true;
-        break;
-      }
-      current = next;
+  let rest = (path.isAbsolute(program) ? program : `${process.cwd()}/${program}`).split('/');
+  let current = '/';
+  for (let links = 0; rest.length > 0; ) {
+    const name = rest.shift()!;
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      current = path.dirname(current);
+      continue;
     }
-    if (!redirected) return [...passed, pending];
+    const next = current === '/' ? `/${name}` : `${current}/${name}`;
+    if (!fs.lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    passed.push(next);
+    if (++links > MAX_LINKS) return passed; // ELOOP for exec too
+    const target = fs.readlinkSync(next);
+    if (target.startsWith('/')) current = '/';
+    rest = [...target.split('/'), ...rest];
   }
-  return passed;
+  return [...passed, current];
 }
 
 /** Every path on the way to each program run outside the sandbox, those that exist. */
 function hostProgramPaths(bwrap: string | undefined): Array<{ program: string; at: string }> {
   const programs = [bwrap, findPerl(), process.execPath].filter((program) => program !== undefined && fs.existsSync(program));
-  return programs.flatMap((program) => pathsTo(program as string).map((at) => ({ program: program as string, at })));
+  // Its real path too, however the walk went.
+  return programs.flatMap((program) =>
+    [...pathsTo(program as string), realOrSelf(program as string)].map((at) => ({ program: program as string, at })),
+  );
 }
 
 /** Refuses writable roots (as given, and as their real paths) that hold a host program or a link on its way; `bwrap` is the one in use, if any. */

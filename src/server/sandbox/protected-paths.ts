@@ -69,9 +69,18 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
       add(result.readOnly, code);
       for (const directory of directoriesBetween(base, code)) add(result.pinned, directory);
     }
-  // A pin is a writable mount: at or below a read-only path (or a stand-in), it would make that part writable again.
-  const covered = [...result.readOnly, ...result.synthetic].map(realOrSelf); // pins are real paths, as bwrap mounts them all
-  result.pinned = result.pinned.filter((directory) => !covered.some((path) => directory === path || isBelow(directory, path)));
+  // A pin is a writable mount: where the deepest mount over it is read-only (or a stand-in), it would make that part
+  // writable again. Real paths, as bwrap mounts them all.
+  const mounts = [
+    ...bases.map((at) => ({ at: realOrSelf(at), readOnly: false })),
+    ...[...result.readOnly, ...result.synthetic].map((at) => ({ at: realOrSelf(at), readOnly: true })),
+  ];
+  result.pinned = result.pinned.filter((directory) => {
+    const over = mounts.filter(({ at }) => directory === at || isBelow(directory, at));
+    // The deepest one; for one path, read-only wins (it is mounted last).
+    const deepest = over.reduce((a, b) => (b.at.length > a.at.length || (b.at.length === a.at.length && b.readOnly) ? b : a), over[0]!);
+    return !deepest.readOnly;
+  });
   return result;
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bwrapArgs, splitEnvironment } from '../../../../src/server/sandbox/bwrap.js';
+import { bwrapArgs, findBwrap, splitEnvironment } from '../../../../src/server/sandbox/bwrap.js';
 import { protectReadOnly } from '../../../../src/server/sandbox/protected-paths.js';
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'bwrap-unit-'));
@@ -81,5 +81,39 @@ describe('splitEnvironment', () => {
       ['__proto__', 'p'],
     ]);
     expect(Object.keys(setInside)).toEqual(['LD_PRELOAD', 'LD_AUDIT', 'GCONV_PATH', 'GLIBC_TUNABLES', 'MALLOC_CHECK_', 'TMPDIR']);
+  });
+});
+
+describe('protectReadOnly: pins', () => {
+  it('keeps a pin whose deepest mount is writable, though a read-only path lies above it', () => {
+    // A read-only, A/B writable (a project root), the code at A/B/C/dist: A/B/C must not be renamed.
+    const a = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pins-')));
+    try {
+      const [b, c] = [path.join(a, 'B'), path.join(a, 'B', 'C')];
+      fs.mkdirSync(path.join(c, 'dist'), { recursive: true });
+      const { pinned } = protectReadOnly([b, path.dirname(a)], [a], [path.join(c, 'dist')]);
+      expect(pinned).toContain(c);
+      expect(pinned).not.toContain(a); // under the read-only A, nothing writable
+    } finally {
+      fs.rmSync(a, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('findBwrap', () => {
+  it('gives the real path of what it finds: a relative one would be run from the child cwd', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'find-bwrap-')));
+    const saved = process.cwd();
+    try {
+      fs.mkdirSync(path.join(dir, 'bin'));
+      fs.writeFileSync(path.join(dir, 'bin', 'real-bwrap'), '', { mode: 0o755 });
+      fs.symlinkSync('real-bwrap', path.join(dir, 'bin', 'bwrap'));
+      process.chdir(dir);
+      expect(findBwrap('bin/bwrap')).toBe(path.join(dir, 'bin', 'real-bwrap'));
+      expect(findBwrap(undefined, 'bin')).toBe(path.join(dir, 'bin', 'real-bwrap'));
+    } finally {
+      process.chdir(saved);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -114,6 +114,19 @@ describe('confinementOf', () => {
     fs.rmSync(link);
   });
 
+  it('follows `..` after a symlink from where the link led, as the kernel does, to the program at the end', () => {
+    // e/bwrap -> sub/../bwrap2, e/sub -> W/inner: the file run is W/bwrap2 (text alone would say e/bwrap2).
+    const [e, writable] = [path.join(workspace, 'e'), path.join(workspace, 'W')];
+    fs.mkdirSync(path.join(writable, 'inner'), { recursive: true });
+    fs.mkdirSync(e, { recursive: true });
+    fs.writeFileSync(path.join(writable, 'bwrap2'), '', { mode: 0o755 });
+    for (const link of ['bwrap', 'sub']) fs.rmSync(path.join(e, link), { force: true });
+    fs.symlinkSync('sub/../bwrap2', path.join(e, 'bwrap'));
+    fs.symlinkSync(path.join(writable, 'inner'), path.join(e, 'sub'));
+    const writing = { ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [writable] };
+    expect(() => confinementOf(writing, undefined, path.join(e, 'bwrap'))).toThrow(/which holds .*W\/bwrap2/);
+  });
+
   it("makes nothing writable for a relative TMPDIR (resolved, it would be the server's cwd)", () => {
     for (const tmpdir of ['.', 'tmp', ''])
       expect(confinementOf(policy([special('root', 'read'), special('tmpdir', 'write')]), tmpdir)?.writable).toEqual([]);
