@@ -13,7 +13,11 @@
  * stand-in too (not as the existing directory it now looks like). A
  * stand-in that is still mounted on in another mount namespace (another
  * server's sandbox, which took it for its own stand-in) is left to that
- * server.
+ * server. So is one another server claimed after this one: each holder
+ * touches it when it takes it (its ctime changes), and a server removes only
+ * a stand-in whose ctime is still the one it saw, so that none removes it
+ * between another's claim and that one's mount (bwrap would then make the
+ * mount point itself, unmarked, and it would stay for good).
  */
 import fs from 'node:fs';
 import { mountedElsewhere } from './mount-table.js';
@@ -30,6 +34,8 @@ export class SyntheticMounts {
   private readonly users = new Map<string, number>();
   /** The held stand-ins whose directories are stand-ins' (made by a server), not a user's. */
   private readonly removable = new Set<string>();
+  /** The ctime each stand-in had once this process claimed it: changed since, another server has claimed it. */
+  private readonly claims = new Map<string, bigint>();
   /** Let go of, to be removed by `flush`. */
   private readonly toRemove = new Set<string>();
   private flushScheduled = false;
@@ -44,6 +50,8 @@ export class SyntheticMounts {
     for (const stand of synthetic) {
       if (!this.users.has(stand) && madeOrMarked(stand)) this.removable.add(stand);
       this.users.set(stand, (this.users.get(stand) ?? 0) + 1);
+      const claim = claimed(stand);
+      if (claim !== undefined) this.claims.set(stand, claim);
     }
     let released = false;
     const release = () => {
@@ -71,7 +79,9 @@ export class SyntheticMounts {
     // Another server's sandbox may stand on one (it took it for its own stand-in): that server removes it.
     const busy = mountedElsewhere(unused);
     for (const stand of unused) {
-      if (busy.has(stand)) continue;
+      const claim = this.claims.get(stand);
+      this.claims.delete(stand);
+      if (busy.has(stand) || ctimeOf(stand) !== claim) continue;
       try {
         fs.rmdirSync(stand); // only an empty directory: anything put there on the host stays
       } catch {
@@ -117,4 +127,19 @@ function madeOrMarked(stand: string): boolean {
     const stat = fs.lstatSync(stand, { throwIfNoEntry: false });
     return stat?.isDirectory() === true && (stat.mode & 0o777) === STAND_IN_MODE;
   }
+}
+
+/** Touches `stand` (which changes its ctime) and returns its ctime after; undefined if it cannot be touched. */
+function claimed(stand: string): bigint | undefined {
+  try {
+    const now = new Date();
+    fs.utimesSync(stand, now, now);
+  } catch {
+    return undefined; // another user's: its removal is not ours either
+  }
+  return ctimeOf(stand);
+}
+
+function ctimeOf(stand: string): bigint | undefined {
+  return fs.statSync(stand, { bigint: true, throwIfNoEntry: false })?.ctimeNs;
 }

@@ -36,6 +36,21 @@ describe('SyntheticMounts', () => {
     expect(fs.existsSync(stand)).toBe(false);
   });
 
+  it('leaves a stand-in another server claimed after it to that server, which removes it', () => {
+    // Two servers (two SyntheticMounts): the first lets go while the second has taken it and not yet mounted it.
+    const stand = path.join(root, '.aws');
+    const [first, second] = [new SyntheticMounts(), new SyntheticMounts()];
+    const firstHold = first.hold(confinement([stand]));
+    // protectReadOnly gives an empty directory at a protected name as a stand-in; its mark makes it another server's.
+    const secondHold = second.hold(confinement([stand]));
+    firstHold.release();
+    first.flush();
+    expect(fs.existsSync(stand)).toBe(true); // removed here, bwrap would make it again, unmarked, for the second
+    secondHold.release();
+    second.flush();
+    expect(fs.existsSync(stand)).toBe(false);
+  });
+
   it('takes back a stand-in let go of but not yet removed, as a stand-in, and keeps it while held', () => {
     const stand = path.join(root, '.agents');
     const mounts = new SyntheticMounts();
