@@ -50,7 +50,8 @@ export class SyntheticMounts {
     for (const stand of synthetic) {
       if (!this.users.has(stand) && madeOrMarked(stand)) this.removable.add(stand);
       this.users.set(stand, (this.users.get(stand) ?? 0) + 1);
-      const claim = claimed(stand);
+      // Only a marked one: a user's empty directory is left as it is, times included.
+      const claim = this.removable.has(stand) ? claimed(stand) : undefined;
       if (claim !== undefined) this.claims.set(stand, claim);
     }
     let released = false;
