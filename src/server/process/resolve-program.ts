@@ -83,6 +83,8 @@ function checkFormat(file: string, checkInterpreter: boolean): void {
 const PT_INTERP = 3;
 /** The size of a 64-bit ELF program header: any other makes the kernel refuse the file (ENOEXEC). */
 const PROGRAM_HEADER_BYTES = 56;
+/** The longest loader name the kernel reads (with its NUL). */
+const PATH_MAX = 4096;
 
 /**
  * The loader a 64-bit dynamically linked binary names must exist (ENOENT
@@ -100,7 +102,8 @@ function checkElfInterpreter(fd: number, head: Buffer): void {
   for (let at = 0; at < table.length; at += entryBytes) {
     if (table.readUInt32LE(at) !== PT_INTERP) continue;
     const [offset, size] = [Number(table.readBigUInt64LE(at + 8)), Number(table.readBigUInt64LE(at + 32))];
-    if (size < 2 || size > 4096 || offset + size > fileBytes) throw systemError(size < 2 || size > 4096 ? 'ENOEXEC' : 'EIO');
+    if (size < 2 || size > PATH_MAX) throw systemError('ENOEXEC');
+    if (offset + size > fileBytes) throw systemError('EIO');
     const name = Buffer.alloc(size);
     fs.readSync(fd, name, 0, size, offset);
     const loader = name.toString('latin1').split('\0')[0]!;

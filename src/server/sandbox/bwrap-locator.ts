@@ -5,8 +5,7 @@
  * is never taken. If the one kept goes away, confinement is unavailable:
  * nothing runs unconfined for want of it.
  */
-import fs from 'node:fs';
-import { findBwrap } from './bwrap.js';
+import { findBwrap, isExecutableFile } from './bwrap.js';
 
 export class BwrapLocator {
   /** The bwrap found for each `--bwrap` given (`''`: none given, PATH searched). */
@@ -20,15 +19,5 @@ export class BwrapLocator {
     const bwrap = findBwrap(explicit);
     if (bwrap !== undefined) this.found.set(key, bwrap);
     return bwrap;
-  }
-}
-
-function isExecutableFile(candidate: string): boolean {
-  try {
-    if (!fs.statSync(candidate).isFile()) return false;
-    fs.accessSync(candidate, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -37,18 +37,21 @@ export function findBwrap(explicit: string | undefined, searchPath = process.env
         .split(':')
         .filter(Boolean)
         .map((dir) => path.join(dir, 'bwrap'));
-  const found = candidates.find((candidate) => {
-    try {
-      // A missing candidate (most of PATH) is told without an exception: the first answer waits for this.
-      if (!fs.statSync(candidate, { throwIfNoEntry: false })?.isFile()) return false;
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const found = candidates.find(isExecutableFile);
   // Its real path: a relative one would be run from the child's cwd, a symlink could be pointed elsewhere.
   return found === undefined ? undefined : fs.realpathSync(found);
+}
+
+/** Whether `candidate` is a file this process may execute. */
+export function isExecutableFile(candidate: string): boolean {
+  try {
+    // A missing candidate (most of PATH) is told without an exception: the first answer waits for this.
+    if (!fs.statSync(candidate, { throwIfNoEntry: false })?.isFile()) return false;
+    fs.accessSync(candidate, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The real path of each existing entry, without duplicates (bwrap refuses a missing source). */

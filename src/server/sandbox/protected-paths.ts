@@ -17,9 +17,9 @@
  * (a server installed in the workspace, or under a writable /tmp), so that a
  * confined child cannot rewrite what the unconfined server runs next. A
  * directory holding a mount can still be renamed, and another put in its
- * place: so each directory between the writable root and the code is
- * "pinned", bound onto itself as it is (still writable), which makes it a
- * mount point that cannot be renamed or removed.
+ * place: so each directory between the writable root and the code that the
+ * policy leaves writable is "pinned", bound onto itself as it is, which
+ * makes it a mount point that cannot be renamed or removed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,19 +69,24 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
       add(result.readOnly, code);
       for (const directory of directoriesBetween(base, code)) add(result.pinned, directory);
     }
-  // A pin is a writable mount: where the deepest mount over it is read-only (or a stand-in), it would make that part
-  // writable again. Real paths, as bwrap mounts them all.
-  const mounts = [
-    ...bases.map((at) => ({ at: realOrSelf(at), readOnly: false })),
-    ...[...result.readOnly, ...result.synthetic].map((at) => ({ at: realOrSelf(at), readOnly: true })),
-  ];
-  result.pinned = result.pinned.filter((directory) => {
-    const over = mounts.filter(({ at }) => directory === at || isBelow(directory, at));
-    // The deepest one; for one path, read-only wins (it is mounted last).
-    const deepest = over.reduce((a, b) => (b.at.length > a.at.length || (b.at.length === a.at.length && b.readOnly) ? b : a), over[0]!);
-    return !deepest.readOnly;
-  });
+  result.pinned = result.pinned.filter((directory) => leftWritable(directory, bases, [...result.readOnly, ...result.synthetic]));
   return result;
+}
+
+/**
+ * Whether the deepest mount over `directory` is a writable root: a pin is a
+ * writable mount, and under a read-only one (or a stand-in) it would make
+ * that part writable again. Real paths, as bwrap mounts them all.
+ */
+function leftWritable(directory: string, writable: string[], readOnly: string[]): boolean {
+  const mounts = [
+    ...writable.map((at) => ({ at: realOrSelf(at), readOnly: false })),
+    ...readOnly.map((at) => ({ at: realOrSelf(at), readOnly: true })),
+  ].filter(({ at }) => directory === at || isBelow(directory, at));
+  if (mounts.length === 0) return false;
+  // All lie on the path to `directory`: the longest is the deepest; for one path, read-only wins (it is mounted last).
+  const deepest = mounts.reduce((a, b) => (b.at.length > a.at.length || (b.at.length === a.at.length && b.readOnly) ? b : a));
+  return !deepest.readOnly;
 }
 
 /** The directories strictly between `base` and `below` (which is below it), outermost first. */
