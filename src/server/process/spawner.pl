@@ -1,11 +1,12 @@
 #!/usr/bin/perl
 # The spawner (see spawner.ts); its line protocol is spawner-protocol.ts.
-# No module but strict (not warnings, nor the XS halves of POSIX and Fcntl): loading them took
-# longer than perl takes to start, and a server's first start waits for this script to be up. So
+# No module at all (not strict or warnings, nor the XS halves of POSIX and Fcntl): loading them
+# took longer than perl takes to start, and a server's first start waits for this script to be up;
+# and a module is looked up along @INC, whose first places (/etc/perl, /usr/local/...) a policy
+# may let a confined child write: the unconfined spawner would then run the child's code. So
 # Linux's numbers stand in for their constants (EINTR 4, WNOHANG 1, the same on every
 # architecture), and setsid(2) is a syscall whose number the server passes as the only argument
-# (0: POSIX, loaded now, for it).
-use strict;
+# (0: POSIX, loaded now, for it: only on an architecture whose number spawner.ts does not know).
 my $SETSID = shift // 0;
 require POSIX if !$SETSID;
 my ($EINTR, $WNOHANG) = (4, 1);

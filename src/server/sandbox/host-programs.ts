@@ -46,6 +46,24 @@ function pathsTo(program: string): string[] {
   return [...passed, current];
 }
 
+/**
+ * Where the dynamic loader of those programs reads from: the directories of
+ * the libraries this process has mapped (bwrap and perl load theirs from the
+ * same system directories) and the loader's own files in /etc, which a child
+ * could otherwise fill with code for the next unconfined run.
+ */
+function loaderPaths(): string[] {
+  let maps = '';
+  try {
+    maps = fs.readFileSync('/proc/self/maps', 'latin1');
+  } catch {
+    // no /proc: the loader's files in /etc only
+  }
+  const libraries = maps.split('\n').map((line) => line.split(/\s+/)[5] ?? '');
+  const directories = libraries.filter((file) => file.startsWith('/') && /\.so(\.|$)/.test(file)).map((file) => path.dirname(file));
+  return [...new Set([...directories, '/etc/ld.so.preload', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d'])];
+}
+
 /** Every path on the way to each program run outside the sandbox, those that exist. */
 function hostProgramPaths(bwrap: string | undefined): Array<{ program: string; at: string }> {
   const programs = [bwrap, findPerl(), process.execPath].filter((program) => program !== undefined && fs.existsSync(program));
@@ -58,11 +76,19 @@ function hostProgramPaths(bwrap: string | undefined): Array<{ program: string; a
 /** Refuses writable roots (as given, and as their real paths) that hold a host program or a link on its way; `bwrap` is the one in use, if any. */
 export function refuseWritableHostPrograms(writable: string[], bwrap: string | undefined): void {
   const paths = hostProgramPaths(bwrap);
+  const loader = loaderPaths();
+  const reaches = (base: string, at: string) => at === base || isBelow(at, base);
   for (const root of writable)
-    for (const base of new Set([root, realOrSelf(root)]))
+    for (const base of new Set([root, realOrSelf(root)])) {
       for (const { program, at } of paths)
-        if (at === base || isBelow(at, base)) {
+        if (reaches(base, at)) {
           const how = at === realOrSelf(program) ? `holds ${at}` : `holds ${at}, on the way to ${program}`;
           throw Errors.sandboxUnenforceable(`the writable ${root}, which ${how}, a program this server runs outside the sandbox`);
         }
+      const library = loader.find((at) => reaches(base, at));
+      if (library !== undefined)
+        throw Errors.sandboxUnenforceable(
+          `the writable ${root}, which holds ${library}, where programs this server runs outside the sandbox load their libraries from`,
+        );
+    }
 }

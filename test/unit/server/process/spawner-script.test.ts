@@ -5,8 +5,10 @@
  * closed what it inherited), exec failures come back as errno, and exits
  * as wait statuses.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { encodeStart, LineSplitter, parseSpawnerLine, type SpawnerMessage } from '../../../../src/server/process/spawner-protocol.js';
@@ -109,6 +111,19 @@ describe.skipIf(!fs.existsSync('/usr/bin/perl'))('spawner.pl', () => {
     } finally {
       spawner.stdin.end();
       await new Promise((resolve) => spawner.once('exit', resolve));
+    }
+  });
+
+  it.skipIf(SETSID[process.arch] === undefined)('loads no module where the setsid syscall is known: none of a planted @INC runs', () => {
+    // Modules are looked up along @INC, whose first places a policy may let a confined child write.
+    const planted = fs.mkdtempSync(path.join(os.tmpdir(), 'spawner-inc-'));
+    try {
+      for (const module of ['strict', 'warnings', 'POSIX', 'Fcntl'])
+        fs.writeFileSync(path.join(planted, `${module}.pm`), 'print STDERR "PLANTED MODULE RAN\\n"; 1;');
+      const run = spawnSync('/usr/bin/perl', [`-I${planted}`, script, SETSID[process.arch]!], { input: '', encoding: 'utf8' });
+      expect(run.stderr).not.toContain('PLANTED MODULE RAN');
+    } finally {
+      fs.rmSync(planted, { recursive: true, force: true });
     }
   });
 });

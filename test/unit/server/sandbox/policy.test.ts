@@ -127,6 +127,17 @@ describe('confinementOf', () => {
     expect(() => confinementOf(writing, undefined, path.join(e, 'bwrap'))).toThrow(/which holds .*W\/bwrap2/);
   });
 
+  it("refuses a writable root that holds the host programs' libraries or the loader's files in /etc", () => {
+    const libc = fs
+      .readFileSync('/proc/self/maps', 'latin1')
+      .split('\n')
+      .map((line) => line.split(/\s+/)[5] ?? '')
+      .find((file) => /\/libc\.so/.test(file));
+    const writing = (root: string) => ({ ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [root] });
+    if (libc) expect(() => confinementOf(writing(path.dirname(libc)), undefined)).toThrow(/load their libraries from/);
+    expect(() => confinementOf(writing('/etc'), undefined)).toThrow(/which holds \/etc\/ld\.so\.\S+, where programs this server runs/);
+  });
+
   it("makes nothing writable for a relative TMPDIR (resolved, it would be the server's cwd)", () => {
     for (const tmpdir of ['.', 'tmp', ''])
       expect(confinementOf(policy([special('root', 'read'), special('tmpdir', 'write')]), tmpdir)?.writable).toEqual([]);
