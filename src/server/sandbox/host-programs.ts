@@ -1,10 +1,11 @@
 /**
  * The programs the server runs outside every sandbox: bwrap and perl for
  * each confined start and fs call, and node at the server's next start. A
- * writable root that holds one of them would let a confined child replace
- * it, and its next run would be unconfined: such a policy is refused, as the
- * reference refuses one that leaves it no bwrap outside the writable roots.
- * (The server's own code is kept read-only instead: `protected-paths.ts`.)
+ * writable root that holds one of them, a symlink on the way to one, or the
+ * libraries they load would let a confined child replace what runs next
+ * unconfined: such a policy is refused, as the reference refuses one that
+ * leaves it no bwrap outside the writable roots. (The server's own code is
+ * kept read-only instead: `protected-paths.ts`.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
