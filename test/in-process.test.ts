@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { ErrorCode, ExecServer, ExecServerClient, Method, silentLogger } from '../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ErrorCode, ExecServer, ExecServerClient, Method, ProcessRuntime, silentLogger } from '../src/index.js';
 
 function inProcessServer() {
   const toServer = new PassThrough();
@@ -72,5 +72,27 @@ describe('ExecServer over streams with ExecServerClient.connect', () => {
     toServer.end('{"id":1,"method":"initialize","params":{"clientName":"x"}}\n{"id":2,"method":"nope"}\n');
     expect(await server.done).toBe(0);
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([1, 2]);
+  });
+
+  it("gives a forgotten process's retained output back to the runtime's pool", async () => {
+    const runtime = new ProcessRuntime();
+    const taken = vi.spyOn(runtime.outputSlabs, 'take');
+    const given = vi.spyOn(runtime.outputSlabs, 'give');
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    const server = new ExecServer({ input: toServer, output: fromServer, logger: silentLogger, runtime, retentionMs: 0 }).listen();
+    try {
+      const client = await ExecServerClient.connect(fromServer, toServer, { clientName: 'forget' });
+      const bytes = 4 * 1024 * 1024;
+      const result = await client.run(['head', '-c', String(bytes), '/dev/zero'], { env: { PATH: '/usr/bin:/bin' } });
+      expect(result.stdout.length).toBe(bytes);
+      // Packed into 64 KiB slabs: at least one per 64 KiB, and the last 1 MiB's go back only when the process is forgotten.
+      expect(taken.mock.calls.length).toBeGreaterThanOrEqual(bytes / (64 * 1024));
+      await vi.waitFor(() => expect(given.mock.calls.length).toBe(taken.mock.calls.length));
+      await client.close();
+      expect(await server.done).toBe(0);
+    } finally {
+      runtime.stop();
+    }
   });
 });

@@ -10,7 +10,7 @@ export class BufferPool {
   private readonly own = new WeakSet<ArrayBufferLike>();
 
   constructor(
-    private readonly slabBytes = 128 * 1024,
+    readonly slabBytes = 128 * 1024,
     private readonly maxFree = 32,
   ) {}
 

@@ -12,7 +12,7 @@ import { likelySandboxDenied } from '../sandbox/denial.js';
 
 /** Where a process's events go, in seq order (the connection's notifications). */
 export interface ProcessEventSink {
-  /** `bytes` are lent for the call only: their memory is reused once retention lets go of them. */
+  /** `bytes` are lent for the call only: their memory is reused at once (the retained copy is the log's). */
   output(processId: string, seq: number, stream: OutputStream, bytes: Buffer): void;
   exited(processId: string, seq: number, exitCode: number, sandboxDenied: boolean): void;
   closed(processId: string, seq: number): void;
@@ -70,7 +70,7 @@ export class ManagedProcess implements ChildEvents {
     private readonly sink: ProcessEventSink,
     outputSlabs?: BufferPool,
   ) {
-    this.log = new OutputLog(RETAINED_OUTPUT_BYTES, outputSlabs && ((bytes) => outputSlabs.give(bytes)));
+    this.log = new OutputLog(RETAINED_OUTPUT_BYTES, outputSlabs);
   }
 
   get starting(): boolean {
@@ -80,6 +80,11 @@ export class ManagedProcess implements ChildEvents {
   /** The start is over: `child` is set, or the process was dropped from the table. */
   settleStart(): void {
     this.startedSignal.resolve();
+  }
+
+  /** Dropped from the table: the retained output's memory goes back to the pool. */
+  forget(): void {
+    this.log.release();
   }
 
   output(stream: OutputStream, bytes: Buffer): void {

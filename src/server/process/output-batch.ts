@@ -4,27 +4,21 @@
  * joined up to `COALESCE_BYTES`, so a flood is not one notification per 4 KiB,
  * while a lone echo still leaves at once.
  */
-import type { BufferPool } from '../../transport/buffer-pool.js';
 import { OUTPUT_SLAB_BYTES } from './output-pipe.js';
 
-/** One slab of the runtime's output pool. */
+/** As much as one read of a pipe returns (`OUTPUT_SLAB_BYTES`). */
 const COALESCE_BYTES = OUTPUT_SLAB_BYTES;
 /** How long a streaming batch may wait to fill (see `scheduleFlush`). */
 const STREAM_FLUSH_MS = 2;
 
 export class OutputBatch {
-  private batch: Buffer;
+  private readonly batch = Buffer.allocUnsafe(COALESCE_BYTES);
   private batchBytes = 0;
   private flushScheduled: { cancel(): void } | undefined;
   private lastFlushAt = 0;
 
-  /** Full batches are slabs of `slabs` (retention gives them back), so a flood allocates none. */
-  constructor(
-    private readonly deliver: (bytes: Buffer) => void,
-    private readonly slabs: BufferPool,
-  ) {
-    this.batch = slabs.take(COALESCE_BYTES);
-  }
+  /** `deliver` is lent each batch for the call: the batch's memory is reused after it. */
+  constructor(private readonly deliver: (bytes: Buffer) => void) {}
 
   /** Copies `bytes` (which may be a view of a shared read buffer) into the batch. */
   add(bytes: Buffer): void {
@@ -43,14 +37,7 @@ export class OutputBatch {
     this.flushScheduled = undefined;
     this.lastFlushAt = performance.now();
     if (this.batchBytes === 0) return;
-    let bytes: Buffer;
-    if (this.batchBytes === COALESCE_BYTES) {
-      bytes = this.batch; // a full batch is handed over whole
-      this.batch = this.slabs.take(COALESCE_BYTES);
-    } else {
-      // A small batch is copied out: retained output must not pin 64 KiB per keystroke echo.
-      bytes = Buffer.from(this.batch.subarray(0, this.batchBytes));
-    }
+    const bytes = this.batch.subarray(0, this.batchBytes);
     this.batchBytes = 0;
     this.deliver(bytes);
   }

@@ -1,32 +1,55 @@
 /**
  * The output a process keeps for `process/read` (§3.3, §3.4): whole chunks,
- * at most 1 MiB in total, oldest chunks evicted first. An evicted chunk goes
- * to `evicted` (the runtime's output pool takes its slab back): nothing else
- * holds a chunk once it has been sent.
+ * at most 1 MiB in total, oldest chunks evicted first.
+ *
+ * The bytes are copied in, packed back to back into slabs, so the reader's
+ * buffer is reused at once and a short read pins no more memory than it
+ * holds. A log that holds little has small slabs of its own; past that it
+ * takes slabs of the runtime's output pool and gives each back once no
+ * retained chunk lies in it, so a flood allocates nothing. (Reads kept as
+ * buffers of their own lived long enough to be promoted, and only a full
+ * collection freed them: npm run bench -- --only stalled, the peak while
+ * flowing.)
  */
 import type { OutputStream, ProcessOutputChunk } from '../../protocol/types.js';
+import type { BufferPool } from '../../transport/buffer-pool.js';
 
 export const RETAINED_OUTPUT_BYTES = 1024 * 1024;
+/** The slab size when no pool is given. */
+const DEFAULT_SLAB_BYTES = 64 * 1024;
+/** A log's first slab of its own; each next one doubles, up to a pool slab. */
+const FIRST_SLAB_BYTES = 4 * 1024;
 
 interface Chunk {
   seq: number;
   stream: OutputStream;
+  /** Where its bytes begin in the log's byte sequence. */
+  start: number;
+  length: number;
+}
+
+interface Slab {
   bytes: Buffer;
+  /** Where `bytes[0]` is in the log's byte sequence. */
+  start: number;
 }
 
 export class OutputLog {
   private chunks: Chunk[] = [];
   private head = 0;
-  private bytes = 0;
+  private slabs: Slab[] = [];
+  /** Offsets in the log's byte sequence: of the oldest retained byte, and just past the newest. */
+  private start = 0;
+  private end = 0;
 
   constructor(
     private readonly limit = RETAINED_OUTPUT_BYTES,
-    private readonly evicted: (bytes: Buffer) => void = () => undefined,
+    private readonly pool?: BufferPool,
   ) {}
 
   /** Every byte retained, as text (for looking for words in it). */
   text(): string {
-    return Buffer.concat(this.chunks.slice(this.head).map((chunk) => chunk.bytes)).toString('utf8');
+    return this.bytesBetween(this.start, this.end).toString('utf8');
   }
 
   /** The seq of the newest chunk retained, or 0. */
@@ -34,20 +57,25 @@ export class OutputLog {
     return this.chunks.length > this.head ? this.chunks[this.chunks.length - 1]!.seq : 0;
   }
 
+  /** Keeps a copy of `bytes` (which the caller may reuse at once). */
   append(seq: number, stream: OutputStream, bytes: Buffer): void {
-    this.chunks.push({ seq, stream, bytes });
-    this.bytes += bytes.length;
-    while (this.bytes > this.limit && this.head < this.chunks.length - 1) {
-      const oldest = this.chunks[this.head]!.bytes;
-      this.bytes -= oldest.length;
-      this.chunks[this.head] = undefined as unknown as Chunk;
-      this.evicted(oldest);
-      this.head++;
+    this.chunks.push({ seq, stream, start: this.end, length: bytes.length });
+    for (let offset = 0; offset < bytes.length; ) {
+      const tail = this.slabWithRoom(bytes.length - offset);
+      const copied = bytes.copy(tail.bytes, this.end - tail.start, offset);
+      offset += copied;
+      this.end += copied;
     }
-    if (this.head > 1024 && this.head * 2 > this.chunks.length) {
-      this.chunks = this.chunks.slice(this.head);
-      this.head = 0;
-    }
+    this.evict();
+  }
+
+  /** Gives every slab back and forgets everything (the process is dropped from the table). */
+  release(): void {
+    for (const slab of this.slabs) this.pool?.give(slab.bytes);
+    this.slabs = [];
+    this.chunks = [];
+    this.head = 0;
+    this.start = this.end;
   }
 
   /**
@@ -59,11 +87,71 @@ export class OutputLog {
     let total = 0;
     for (let i = this.firstAfter(afterSeq); i < this.chunks.length; i++) {
       const chunk = this.chunks[i]!;
-      if (maxBytes !== undefined && selected.length > 0 && (total >= maxBytes || total + chunk.bytes.length > maxBytes)) break;
-      selected.push({ seq: chunk.seq, stream: chunk.stream, chunk: chunk.bytes.toString('base64') });
-      total += chunk.bytes.length;
+      if (maxBytes !== undefined && selected.length > 0 && (total >= maxBytes || total + chunk.length > maxBytes)) break;
+      const bytes = this.bytesBetween(chunk.start, chunk.start + chunk.length);
+      selected.push({ seq: chunk.seq, stream: chunk.stream, chunk: bytes.toString('base64') });
+      total += chunk.length;
     }
     return selected;
+  }
+
+  /** The oldest chunks go while more than `limit` is kept (the newest stays), then the slabs they alone used. */
+  private evict(): void {
+    while (this.end - this.start > this.limit && this.head < this.chunks.length - 1) {
+      this.chunks[this.head] = undefined as unknown as Chunk;
+      this.head++;
+      this.start = this.chunks[this.head]!.start;
+    }
+    while (this.slabs.length > 0 && this.slabs[0]!.start + this.slabs[0]!.bytes.length <= this.start) {
+      const slab = this.slabs.shift()!; // not inside `pool?.give(…)`: without a pool that would never run
+      this.pool?.give(slab.bytes);
+    }
+    if (this.head > 1024 && this.head * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** The newest slab if it has room, else a new one. */
+  private slabWithRoom(needed: number): Slab {
+    const tail = this.slabs[this.slabs.length - 1];
+    if (tail && this.end < tail.start + tail.bytes.length) return tail;
+    const slab = { bytes: this.newSlabBytes(needed), start: this.end };
+    this.slabs.push(slab);
+    return slab;
+  }
+
+  /** Of its own while the log holds less than a pool slab (doubling from `FIRST_SLAB_BYTES`), else the pool's. */
+  private newSlabBytes(needed: number): Buffer {
+    const poolSlab = this.pool?.slabBytes ?? DEFAULT_SLAB_BYTES;
+    let size = FIRST_SLAB_BYTES;
+    while (size < this.end - this.start + needed && size < poolSlab) size *= 2;
+    if (size < poolSlab) return Buffer.allocUnsafeSlow(size);
+    return this.pool ? this.pool.take(poolSlab) : Buffer.allocUnsafeSlow(poolSlab);
+  }
+
+  /** The bytes from `from` to `to` of the log's byte sequence: a view if one slab holds them, else a copy. */
+  private bytesBetween(from: number, to: number): Buffer {
+    const parts: Buffer[] = [];
+    for (let i = this.slabHolding(from); i < this.slabs.length && from < to; i++) {
+      const slab = this.slabs[i]!;
+      const until = Math.min(to, slab.start + slab.bytes.length);
+      parts.push(slab.bytes.subarray(from - slab.start, until - slab.start));
+      from = until;
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  /** The index of the slab holding byte `offset` (binary search: slabs are in order). */
+  private slabHolding(offset: number): number {
+    let low = 0;
+    let high = this.slabs.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if (this.slabs[mid]!.start <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low;
   }
 
   private firstAfter(afterSeq: number): number {

@@ -5,40 +5,26 @@
  * flood those are garbage at once (the chunk is encoded and sent), but V8
  * frees them only when it collects, and it waits for tens of MiB of them
  * (npm run bench -- --only stalled: the peak while flowing). So our pipes
- * are read the way the PTY is: every read lands in one shared buffer and is
- * copied out at once, a nearly full read into a slab of the runtime's pool
- * (given back when retention evicts the chunk: `OutputLog`), any other into a
- * buffer of its own size: retention counts bytes of output, and a slab holding
- * a short read would pin more memory than it counts.
+ * are read the way the PTY is: every read lands in one shared buffer, lent
+ * to the listener for the call (the output log keeps a copy, packed).
  */
 import net, { type Socket } from 'node:net';
-import type { BufferPool } from '../../transport/buffer-pool.js';
 
 /** The slab size of the output pool, and the most one read returns. */
 export const OUTPUT_SLAB_BYTES = 64 * 1024;
-/** Reads from this size on are copied into a slab (which pins at most a third more than it holds). */
-const SLAB_FROM_BYTES = 48 * 1024;
 
 /** Every read of every pipe and PTY lands here first, and is copied out before the next. */
 export const READ_BUFFER = Buffer.allocUnsafe(OUTPUT_SLAB_BYTES);
 
 /** The reading end of a child's output pipe. */
 export interface ChildOutput {
-  /** Hands each chunk read to `listener`, which may keep it; call once. */
+  /** Lends each chunk read to `listener` for the call (its memory may be reused after); call once. */
   onData(listener: (bytes: Buffer) => void): void;
   pause(): void;
   resume(): void;
   destroy(): void;
   /** Resolves once the pipe is closed (the child and its descendants let go, or `destroy`). */
   readonly closed: Promise<void>;
-}
-
-/** `bytes` (a view of a shared buffer) copied into memory of its own, a pooled slab if large. */
-function copyOut(bytes: Buffer, slabs: BufferPool): Buffer {
-  if (bytes.length < SLAB_FROM_BYTES) return Buffer.from(bytes);
-  const copy = slabs.take(bytes.length);
-  bytes.copy(copy);
-  return copy;
 }
 
 /**
@@ -81,10 +67,10 @@ export class OutputPipe extends SocketOutput {
   /** Reads start at once; what arrives before `onData` waits here. */
   private early: Buffer[] = [];
 
-  constructor(fd: number, slabs: BufferPool) {
+  constructor(fd: number) {
     // Reads arrive on later turns of the loop, once this object is complete.
     const route: { to?: (bytes: Buffer) => void } = {};
-    const onread = { buffer: READ_BUFFER, callback: (length: number) => route.to?.(copyOut(READ_BUFFER.subarray(0, length), slabs)) };
+    const onread = { buffer: READ_BUFFER, callback: (length: number) => route.to?.(READ_BUFFER.subarray(0, length)) };
     // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
     super(new net.Socket({ fd, readable: true, writable: false, onread } as net.SocketConstructorOpts));
     route.to = (bytes) => this.deliver(bytes);
@@ -99,6 +85,6 @@ export class OutputPipe extends SocketOutput {
 
   private deliver(bytes: Buffer): void {
     if (this.listener) this.listener(bytes);
-    else this.early.push(bytes);
+    else this.early.push(Buffer.from(bytes)); // kept past the call: a copy of its own
   }
 }

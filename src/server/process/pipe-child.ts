@@ -65,7 +65,7 @@ async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Pr
     // The child has its copies (or failed): ours of its ends must go, or EOF never comes.
     for (const pipe of pipes ? stdioList(pipes) : []) closeQuietly(pipe.theirs);
   }
-  const streams = pipes ? socketsFor(pipes, runtime) : socketsOf(child);
+  const streams = pipes ? socketsFor(pipes) : socketsOf(child);
   if (child.pid === undefined) {
     for (const stream of [streams.stdin, streams.stdout, streams.stderr]) stream?.destroy();
     // libuv knows synchronously that exec failed; Node tells us on the next tick.
@@ -88,11 +88,11 @@ function stdioList(pipes: StdioPipes): OpenedPipe[] {
   return pipes.stdin ? [pipes.stdin, pipes.stdout, pipes.stderr] : [pipes.stdout, pipes.stderr];
 }
 
-function socketsFor(pipes: StdioPipes, runtime: ProcessRuntime): Streams {
+function socketsFor(pipes: StdioPipes): Streams {
   return {
     stdin: pipes.stdin && new net.Socket({ fd: pipes.stdin.ours, readable: false, writable: true }),
-    stdout: new OutputPipe(pipes.stdout.ours, runtime.outputSlabs),
-    stderr: new OutputPipe(pipes.stderr.ours, runtime.outputSlabs),
+    stdout: new OutputPipe(pipes.stdout.ours),
+    stderr: new OutputPipe(pipes.stderr.ours),
   };
 }
 

@@ -1,7 +1,6 @@
 /**
- * The process table of one connection (§3): start, read, write, terminate,
- * resize, signal; retention after close; flow control; and the clean end of
- * everything when the connection ends (EXT-DRAIN).
+ * The process table of one connection (§3): start, read, write, terminate, resize, signal;
+ * retention after close; flow control; and the clean end of everything (EXT-DRAIN).
  */
 import type { Base64Decoder } from '../../protocol/base64.js';
 import type { DecodedParamsOf } from '../../protocol/methods.js';
@@ -25,8 +24,7 @@ import { execMetadataProblem } from '../../protocol/exec-metadata.js';
 
 /** How long each generation's reference keeps a closed process readable (measured: 30 s for 0.134, 80 s for 0.169). */
 export const RETENTION_AFTER_CLOSE_MS = { 1: 30_000, 2: 80_000 } as const;
-/** EXT-DRAIN: how long escaped descendants may hold a pipe open after exit. */
-const PIPE_CLOSE_GRACE_MS = 2000;
+const PIPE_CLOSE_GRACE_MS = 2000; // EXT-DRAIN: how long escaped descendants may hold a pipe open after exit
 const DEFAULT_SIZE = { rows: 24, cols: 80 };
 type StartParams = DecodedParamsOf<'process/start'>;
 type ReadParams = DecodedParamsOf<'process/read'>;
@@ -238,7 +236,9 @@ export class ProcessManager {
     if (this.retentionHeld) return;
     const timer = setTimeout(() => {
       this.retention.delete(processId);
-      if (this.processes.get(processId) === process) this.processes.delete(processId);
+      if (this.processes.get(processId) !== process) return;
+      this.processes.delete(processId);
+      process.forget();
     }, this.retentionMs ?? RETENTION_AFTER_CLOSE_MS[this.sink.generation()]);
     this.retention.set(processId, timer.unref());
   }

@@ -21,7 +21,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
-import type { BufferPool } from '../../transport/buffer-pool.js';
 import { systemError, spawnError } from '../os-error.js';
 import type { Child, ChildEvents, ExitStatus, SpawnRequest } from './child.js';
 import { newDrainMarker, MarkerSearch } from './drain-marker.js';
@@ -82,7 +81,6 @@ export class PtyChild implements Child {
     forked: { fd: number; pid: number; pty: string },
     private readonly events: ChildEvents,
     private readonly masters: PtyMasters,
-    outputSlabs: BufferPool,
     request: SpawnRequest,
   ) {
     this.pid = forked.pid;
@@ -95,7 +93,7 @@ export class PtyChild implements Child {
       : undefined;
     this.masterFd = forked.fd;
     this.writer = new FdWriter(forked.fd);
-    this.batch = new OutputBatch((bytes) => events.output('pty', bytes), outputSlabs);
+    this.batch = new OutputBatch((bytes) => events.output('pty', bytes));
     masters.add(forked.fd);
     this.slaveFd = openSlave(forked.pty);
     // Reads land in one shared buffer and are copied into this child's
@@ -119,7 +117,7 @@ export class PtyChild implements Child {
     };
     try {
       const forked = native().fork(file, args, env, request.cwd, request.size.cols, request.size.rows, -1, -1, false, '', onExit);
-      self = new PtyChild(forked, events, runtime.ptyMasters, runtime.outputSlabs, request);
+      self = new PtyChild(forked, events, runtime.ptyMasters, request);
     } catch (error) {
       throw spawnError(error);
     }

@@ -70,7 +70,7 @@ export class ProcessRuntime {
   readonly syntheticMounts = new SyntheticMounts();
   /** The bwrap confined children run with, kept once found. */
   readonly bwraps = new BwrapLocator();
-  /** Slabs that children's output is read into, reused once retention lets go (see `output-pipe.ts`). */
+  /** Slabs that retained output is packed into, reused once retention lets go of them (see `output-log.ts`). */
   readonly outputSlabs = new BufferPool(OUTPUT_SLAB_BYTES, 32);
   readonly spawnerMode: SpawnerMode;
   private spawnerState: Spawner | null | undefined;
@@ -111,7 +111,7 @@ export class ProcessRuntime {
 
   /** The spawner, launched on first use; undefined without perl or /proc, or once it died. */
   spawner(): Spawner | undefined {
-    if (this.spawnerState === undefined) this.spawnerState = Spawner.launch(this.outputSlabs) ?? null;
+    if (this.spawnerState === undefined) this.spawnerState = Spawner.launch() ?? null;
     if (this.spawnerState && !this.spawnerState.alive) this.spawnerState = null;
     return this.spawnerState ?? undefined;
   }

@@ -22,7 +22,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import { packageFile } from '../../package/files.js';
-import type { BufferPool } from '../../transport/buffer-pool.js';
 import { systemError } from '../os-error.js';
 import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
@@ -80,14 +79,14 @@ export class Spawner {
   private releases = '';
   private releaseTimer: NodeJS.Timeout | undefined;
 
-  /** Starts a spawner, whose children's output is read into `outputSlabs`; undefined without perl or /proc. */
-  static launch(outputSlabs: BufferPool): Spawner | undefined {
+  /** Starts a spawner; undefined without perl or /proc. */
+  static launch(): Spawner | undefined {
     const perl = findPerl();
     if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
       const args = [spawnerScript(), String(SETSID_SYSCALL[process.arch] ?? 0)];
-      return new Spawner(spawnProcess(perl, args, { stdio: ['pipe', 'pipe', 'inherit'], env: {} }), outputSlabs);
+      return new Spawner(spawnProcess(perl, args, { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
     } catch {
       return undefined;
     }
@@ -104,10 +103,7 @@ export class Spawner {
     return !this.dead;
   }
 
-  private constructor(
-    child: ChildProcess,
-    private readonly outputSlabs: BufferPool,
-  ) {
+  private constructor(child: ChildProcess) {
     this.process = child;
     child.on('error', () => this.die());
     child.on('exit', () => this.die());
@@ -201,8 +197,8 @@ export class Spawner {
       throw error;
     }
     const [stdoutEnd, stderrEnd, stdinEnd] = fds as [number, number, number | undefined];
-    const stdout = new OutputPipe(stdoutEnd, this.outputSlabs);
-    const stderr = new OutputPipe(stderrEnd, this.outputSlabs);
+    const stdout = new OutputPipe(stdoutEnd);
+    const stderr = new OutputPipe(stderrEnd);
     const stdin = stdinEnd === undefined ? undefined : new net.Socket({ fd: stdinEnd, readable: false, writable: true });
     const exited = new Promise<ExitStatus>((resolve) => this.exits.set(pid, resolve));
     const closeStdin = () => {

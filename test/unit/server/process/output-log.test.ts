@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OutputLog, RETAINED_OUTPUT_BYTES } from '../../../../src/server/process/output-log.js';
+import { BufferPool } from '../../../../src/transport/buffer-pool.js';
 
 const bytes = (n: number, fill = 0x61) => Buffer.alloc(n, fill);
 const seqsOf = (chunks: { seq: number }[]) => chunks.map((c) => c.seq);
@@ -175,25 +176,91 @@ describe('OutputLog: select', () => {
   });
 });
 
-describe('OutputLog: eviction hands chunks back', () => {
-  it('passes each evicted chunk, oldest first, to `evicted` and nothing it still keeps', () => {
-    const evicted: Buffer[] = [];
-    const log = new OutputLog(10, (chunk) => evicted.push(chunk));
-    const chunks = [4, 4, 4, 4].map((size, i) => bytes(size, 0x61 + i));
-    for (const [i, chunk] of chunks.entries()) log.append(i + 1, 'stdout', chunk);
-    // 16 bytes appended, 10 kept at most: the two oldest went, in order, as the very buffers appended.
-    expect(evicted).toHaveLength(2);
-    expect(evicted[0]).toBe(chunks[0]);
-    expect(evicted[1]).toBe(chunks[1]);
-    expect(seqsOf(log.select(0, undefined))).toEqual([3, 4]);
+/** A pool of `slabBytes` slabs that records what the log takes and gives back. */
+function recordingPool(slabBytes: number) {
+  const pool = new BufferPool(slabBytes, 1024);
+  const taken: Buffer[] = [];
+  const given: Buffer[] = [];
+  const givenSet = new Set<Buffer>();
+  const recorder = Object.assign(Object.create(pool) as BufferPool, {
+    take: (n: number) => {
+      const slab = pool.take(n);
+      taken.push(slab);
+      return slab;
+    },
+    give: (slab: Buffer) => {
+      given.push(slab);
+      givenSet.add(slab);
+      pool.give(slab);
+    },
+  });
+  const live = () => taken.filter((slab) => !givenSet.has(slab));
+  return { pool: recorder, taken, given, live };
+}
+
+describe('OutputLog: memory', () => {
+  it('keeps a copy: the caller may reuse its buffer at once', () => {
+    const log = new OutputLog();
+    const buffer = Buffer.from('first');
+    log.append(1, 'stdout', buffer);
+    buffer.write('XXXXX');
+    log.append(2, 'stdout', buffer);
+    expect(log.select(0, undefined).map((c) => Buffer.from(c.chunk, 'base64').toString())).toEqual(['first', 'XXXXX']);
+    expect(log.text()).toBe('firstXXXXX');
   });
 
-  it('never evicts the newest chunk, however large', () => {
-    const evicted: Buffer[] = [];
-    const log = new OutputLog(10, (chunk) => evicted.push(chunk));
-    log.append(1, 'stdout', bytes(50));
-    expect(evicted).toEqual([]);
-    log.append(2, 'stdout', bytes(1));
-    expect(evicted).toHaveLength(1);
+  it('takes no pool slab while it holds little (an echo does not pin 64 KiB)', () => {
+    const { pool, taken } = recordingPool(64 * 1024);
+    const log = new OutputLog(RETAINED_OUTPUT_BYTES, pool);
+    for (let seq = 1; seq <= 100; seq++) log.append(seq, 'stdout', bytes(100));
+    expect(taken).toEqual([]);
+    expect(log.text()).toHaveLength(10_000);
+  });
+
+  it('under a flood reuses the same pool slabs: each goes back once no retained chunk lies in it', () => {
+    const { pool, taken, given, live } = recordingPool(64 * 1024);
+    const log = new OutputLog(RETAINED_OUTPUT_BYTES, pool);
+    for (let seq = 1; seq <= 200; seq++) log.append(seq, 'stdout', bytes(64 * 1024, 0x61 + (seq % 26)));
+    // 1 MiB retained, one chunk per slab: 16 slabs live, the other 184 taken were given back,
+    // and one more slab than that was ever made (the one taken before the oldest was let go).
+    expect(live().length).toBe(16);
+    expect(given.length).toBe(taken.length - 16);
+    expect(new Set(taken.map((slab) => slab.buffer)).size).toBe(17);
+    expect(seqsOf(log.select(0, undefined))).toEqual(Array.from({ length: 16 }, (_, i) => 185 + i));
+  });
+
+  it('holds the same chunks and bytes with any slab size, and pins at most two slabs more than it retains', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 5000 }), { maxLength: 40 }),
+        fc.integer({ min: 256, max: 8192 }),
+        fc.nat({ max: 20_000 }),
+        (sizes, slabBytes, limit) => {
+          const { pool, live } = recordingPool(slabBytes);
+          const log = new OutputLog(limit, pool);
+          const appended = sizes.map((size, i) => Buffer.from(Array.from({ length: size }, (_, j) => (i * 31 + j) % 251)));
+          for (const [i, chunk] of appended.entries()) log.append(i + 1, 'stdout', chunk);
+          const expected = retainedModel(sizes, limit);
+          const selected = log.select(0, undefined);
+          expect(seqsOf(selected)).toEqual(expected);
+          for (const chunk of selected) expect(Buffer.from(chunk.chunk, 'base64').equals(appended[chunk.seq - 1]!)).toBe(true);
+          const retained = expected.reduce((sum, seq) => sum + sizes[seq - 1]!, 0);
+          expect(live().length * slabBytes).toBeLessThanOrEqual(retained + 2 * slabBytes);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('gives every slab back once released, and is empty after', () => {
+    const { pool, taken, given } = recordingPool(1024);
+    const log = new OutputLog(10_000, pool);
+    for (let seq = 1; seq <= 50; seq++) log.append(seq, 'stdout', bytes(700));
+    log.release();
+    expect(taken.length).toBeGreaterThan(5);
+    expect(new Set(given).size).toBe(given.length);
+    expect(taken.every((slab) => given.includes(slab))).toBe(true); // a few dozen: includes is fine
+    expect(log.select(0, undefined)).toEqual([]);
+    expect(log.text()).toBe('');
   });
 });
