@@ -23,6 +23,8 @@ export async function printSummary({ ours, peer, transport, rawFile, blockBytes 
     ['100 x 1 MiB s', 'concurrency', 'seconds'],
     ['stalled RSS +MiB', 'stalled', 'growthMiB'],
     ['resumed, peak RSS +MiB', 'stalled', 'flowingPeakMiB'],
+    ['stalled, peak RSS MiB', 'stalled', 'stalledRssMiB'],
+    ['resumed, peak RSS MiB', 'stalled', 'flowingRssMiB'],
     ['quiet worst ms', 'fairness', 'worstMs'],
     ['fs/readFile MiB/s', 'files', 'readMiBps'],
     ['fs/writeFile MiB/s', 'files', 'writeMiBps'],
