@@ -125,6 +125,7 @@ export class ManagedProcess implements ChildEvents {
     if (this.heldExit) this.reportExit(this.heldExit.exitCode);
     const seq = this.nextSeq++;
     this.closed = true;
+    this.log.compact(); // nothing more will be appended
     this.sink.closed(this.id, seq);
     this.wake();
     this.closedSignal.resolve();

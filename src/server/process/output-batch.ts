@@ -12,7 +12,8 @@ const COALESCE_BYTES = OUTPUT_SLAB_BYTES;
 const STREAM_FLUSH_MS = 2;
 
 export class OutputBatch {
-  private readonly batch = Buffer.allocUnsafe(COALESCE_BYTES);
+  /** Made on first output, dropped at `end` (a retained closed PTY holds none). */
+  private batch: Buffer | undefined;
   private batchBytes = 0;
   private flushScheduled: { cancel(): void } | undefined;
   private lastFlushAt = 0;
@@ -23,6 +24,7 @@ export class OutputBatch {
   /** Copies `bytes` (which may be a view of a shared read buffer) into the batch. */
   add(bytes: Buffer): void {
     for (let offset = 0; offset < bytes.length; ) {
+      this.batch ??= Buffer.allocUnsafeSlow(COALESCE_BYTES);
       const copied = bytes.copy(this.batch, this.batchBytes, offset);
       this.batchBytes += copied;
       offset += copied;
@@ -36,10 +38,16 @@ export class OutputBatch {
     this.flushScheduled?.cancel();
     this.flushScheduled = undefined;
     this.lastFlushAt = performance.now();
-    if (this.batchBytes === 0) return;
+    if (this.batchBytes === 0 || !this.batch) return;
     const bytes = this.batch.subarray(0, this.batchBytes);
     this.batchBytes = 0;
     this.deliver(bytes);
+  }
+
+  /** Delivers what the batch holds, and lets its memory go: no more output comes. */
+  end(): void {
+    this.flush();
+    this.batch = undefined;
   }
 
   /**

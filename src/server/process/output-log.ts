@@ -17,8 +17,8 @@ import type { BufferPool } from '../../transport/buffer-pool.js';
 export const RETAINED_OUTPUT_BYTES = 1024 * 1024;
 /** The slab size when no pool is given. */
 const DEFAULT_SLAB_BYTES = 64 * 1024;
-/** A log's first slab of its own; each next one doubles, up to a pool slab. */
-const FIRST_SLAB_BYTES = 4 * 1024;
+/** The smallest slab of a log's own; each is sized to hold all the log keeps, doubled up to a pool slab. */
+const MIN_SLAB_BYTES = 64;
 
 interface Chunk {
   seq: number;
@@ -32,6 +32,8 @@ interface Slab {
   bytes: Buffer;
   /** Where `bytes[0]` is in the log's byte sequence. */
   start: number;
+  /** Taken from the pool (else the log's own). */
+  pooled: boolean;
 }
 
 export class OutputLog {
@@ -52,6 +54,11 @@ export class OutputLog {
     return this.bytesBetween(this.start, this.end).toString('utf8');
   }
 
+  /** The memory its slabs take: what it keeps, and room. */
+  get pinnedBytes(): number {
+    return this.slabs.reduce((sum, slab) => sum + slab.bytes.length, 0);
+  }
+
   /** The seq of the newest chunk retained, or 0. */
   get lastSeq(): number {
     return this.chunks.length > this.head ? this.chunks[this.chunks.length - 1]!.seq : 0;
@@ -69,9 +76,23 @@ export class OutputLog {
     this.evict();
   }
 
+  /**
+   * No more output will come (the process closed): if its slabs could hold a
+   * quarter more than it keeps, what it keeps is copied into one buffer of
+   * its exact size and the pool's slabs go back, so a retained process pins
+   * about what it printed.
+   */
+  compact(): void {
+    const kept = this.end - this.start;
+    if (this.pinnedBytes <= kept + kept / 4) return;
+    const packed = Buffer.concat(this.partsBetween(this.start, this.end), kept);
+    for (const slab of this.slabs) if (slab.pooled) this.pool?.give(slab.bytes);
+    this.slabs = kept > 0 ? [{ bytes: packed, start: this.start, pooled: false }] : [];
+  }
+
   /** Gives every slab back and forgets everything (the process is dropped from the table). */
   release(): void {
-    for (const slab of this.slabs) this.pool?.give(slab.bytes);
+    for (const slab of this.slabs) if (slab.pooled) this.pool?.give(slab.bytes);
     this.slabs = [];
     this.chunks = [];
     this.head = 0;
@@ -104,7 +125,7 @@ export class OutputLog {
     }
     while (this.slabs.length > 0 && this.slabs[0]!.start + this.slabs[0]!.bytes.length <= this.start) {
       const slab = this.slabs.shift()!; // not inside `pool?.give(…)`: without a pool that would never run
-      this.pool?.give(slab.bytes);
+      if (slab.pooled) this.pool?.give(slab.bytes);
     }
     if (this.head > 1024 && this.head * 2 > this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
@@ -116,22 +137,33 @@ export class OutputLog {
   private slabWithRoom(needed: number): Slab {
     const tail = this.slabs[this.slabs.length - 1];
     if (tail && this.end < tail.start + tail.bytes.length) return tail;
-    const slab = { bytes: this.newSlabBytes(needed), start: this.end };
+    const slab = this.newSlab(needed);
     this.slabs.push(slab);
     return slab;
   }
 
-  /** Of its own while the log holds less than a pool slab (doubling from `FIRST_SLAB_BYTES`), else the pool's. */
-  private newSlabBytes(needed: number): Buffer {
+  /**
+   * One of its own while the log holds less than a pool slab (room for all it
+   * holds and `needed`, a power of two: it pins at most about twice what it
+   * keeps), else the pool's.
+   */
+  private newSlab(needed: number): Slab {
     const poolSlab = this.pool?.slabBytes ?? DEFAULT_SLAB_BYTES;
-    let size = FIRST_SLAB_BYTES;
+    let size = MIN_SLAB_BYTES;
     while (size < this.end - this.start + needed && size < poolSlab) size *= 2;
-    if (size < poolSlab) return Buffer.allocUnsafeSlow(size);
-    return this.pool ? this.pool.take(poolSlab) : Buffer.allocUnsafeSlow(poolSlab);
+    const pooled = size >= poolSlab && this.pool !== undefined;
+    const bytes = pooled ? this.pool!.take(poolSlab) : Buffer.allocUnsafeSlow(Math.min(size, poolSlab));
+    return { bytes, start: this.end, pooled };
   }
 
   /** The bytes from `from` to `to` of the log's byte sequence: a view if one slab holds them, else a copy. */
   private bytesBetween(from: number, to: number): Buffer {
+    const parts = this.partsBetween(from, to);
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  /** Views of the slabs holding the bytes from `from` to `to`, in order. */
+  private partsBetween(from: number, to: number): Buffer[] {
     const parts: Buffer[] = [];
     for (let i = this.slabHolding(from); i < this.slabs.length && from < to; i++) {
       const slab = this.slabs[i]!;
@@ -139,7 +171,7 @@ export class OutputLog {
       parts.push(slab.bytes.subarray(from - slab.start, until - slab.start));
       from = until;
     }
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return parts;
   }
 
   /** The index of the slab holding byte `offset` (binary search: slabs are in order). */

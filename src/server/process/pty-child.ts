@@ -230,7 +230,7 @@ export class PtyChild implements Child {
     this.clearDrainTimer();
     const held = this.queries?.flush();
     if (held && held.length > 0) this.batch.add(held);
-    this.batch.flush();
+    this.batch.end();
     this.closeSlave();
     this.reader.destroy();
     this.masters.delete(this.masterFd);

@@ -229,7 +229,7 @@ describe('OutputLog: memory', () => {
     expect(seqsOf(log.select(0, undefined))).toEqual(Array.from({ length: 16 }, (_, i) => 185 + i));
   });
 
-  it('holds the same chunks and bytes with any slab size, and pins at most two slabs more than it retains', () => {
+  it('holds the same chunks and bytes with any slab size; pins at most two pool slabs more than it keeps, and once compacted a quarter more', () => {
     fc.assert(
       fc.property(
         fc.array(fc.nat({ max: 5000 }), { maxLength: 40 }),
@@ -246,10 +246,35 @@ describe('OutputLog: memory', () => {
           for (const chunk of selected) expect(Buffer.from(chunk.chunk, 'base64').equals(appended[chunk.seq - 1]!)).toBe(true);
           const retained = expected.reduce((sum, seq) => sum + sizes[seq - 1]!, 0);
           expect(live().length * slabBytes).toBeLessThanOrEqual(retained + 2 * slabBytes);
+          // Its own slabs (while it holds less than a pool slab) add at most two more.
+          expect(log.pinnedBytes).toBeLessThanOrEqual(retained + 4 * slabBytes);
+          log.compact();
+          expect(log.pinnedBytes).toBeLessThanOrEqual(retained * 1.25);
+          expect(seqsOf(log.select(0, undefined))).toEqual(expected);
+          for (const chunk of log.select(0, undefined))
+            expect(Buffer.from(chunk.chunk, 'base64').equals(appended[chunk.seq - 1]!)).toBe(true);
         },
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('pins about what a closed process printed: a few bytes, or a mid-sized output in a pool slab', () => {
+    const { pool, live } = recordingPool(64 * 1024);
+    const tiny = new OutputLog(RETAINED_OUTPUT_BYTES, pool);
+    tiny.append(1, 'stdout', Buffer.from('ok\n'));
+    expect(tiny.pinnedBytes).toBeLessThanOrEqual(64);
+    tiny.compact();
+    expect(tiny.pinnedBytes).toBe(3);
+    const mid = new OutputLog(RETAINED_OUTPUT_BYTES, pool);
+    mid.append(1, 'stdout', bytes(33_000));
+    expect(live()).toHaveLength(1);
+    mid.compact();
+    expect(mid.pinnedBytes).toBe(33_000);
+    expect(live()).toHaveLength(0);
+    expect(mid.text()).toBe('a'.repeat(33_000));
+    mid.append(2, 'stdout', Buffer.from('late'));
+    expect(mid.text().endsWith('late')).toBe(true);
   });
 
   it('gives every slab back once released, and is empty after', () => {
