@@ -21,6 +21,7 @@
  * policy leaves writable is "pinned", bound onto itself as it is, which
  * makes it a mount point that cannot be renamed or removed.
  */
+import { isEmptyButForClaims } from './stand-in-claims.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
@@ -39,8 +40,9 @@ export interface ProtectedPaths {
 /**
  * Sorts the policy's read-only paths, and the protected names under each
  * writable root, into what to bind and what to stand in for. An empty
- * directory at a protected name is stood in for too: it may be another
- * server's stand-in, which that server removes once its child is done.
+ * directory at a protected name (or one holding only servers' claims) is
+ * stood in for too: it may be another server's stand-in, which the last
+ * server to let go of it removes.
  */
 export function protectReadOnly(writable: string[], policyReadOnly: string[], serverCode: string[] = []): ProtectedPaths {
   // Under a writable root that is a directory: a file bound writable has nothing under it.
@@ -52,7 +54,8 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
   const add = (list: string[], entry: string) => list.includes(entry) || list.push(entry);
   for (const candidate of new Set([...policyReadOnly, ...protectedNames])) {
     refuseWritableSymlink(candidate, bases);
-    const missing = firstMissing(candidate) ?? (protectedNames.includes(candidate) && isEmptyDirectory(candidate) ? candidate : undefined);
+    const missing =
+      firstMissing(candidate) ?? (protectedNames.includes(candidate) && isEmptyButForClaims(candidate) ? candidate : undefined);
     if (missing === undefined) add(result.readOnly, candidate);
     // A missing path outside every writable root cannot be created: the whole file system is read-only there.
     else if (bases.some((base) => isBelow(missing, base))) add(result.synthetic, missing);
@@ -98,14 +101,6 @@ function directoriesBetween(base: string, below: string): string[] {
 function isDirectory(candidate: string): boolean {
   try {
     return fs.statSync(candidate).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isEmptyDirectory(candidate: string): boolean {
-  try {
-    return fs.readdirSync(candidate).length === 0;
   } catch {
     return false;
   }

@@ -2,10 +2,10 @@
  * Stand-ins for protected paths that do not exist yet (`protected-paths.ts`):
  * bwrap mounts an empty read-only tmpfs on each, whose mount point, an empty
  * directory, must be in the host's tree (the writable root is the host's
- * directory). It is made here, with no permissions, as the mark of a
- * stand-in. Once no confined child of this process uses a stand-in any
- * more, its directory is removed again, if it is still empty; a user's
- * empty directory that was there before stays.
+ * directory). It is made here, marked by its mode (sticky, owner-only),
+ * which no user's `.git` has. Once no confined child of this process uses a
+ * stand-in any more, its directory is removed again, if it is empty but for
+ * claims; a user's empty directory that was there before stays.
  *
  * Removing a directory detaches whatever is mounted on it in every mount
  * namespace, so a stand-in still used by another child must stay: it is
@@ -13,14 +13,18 @@
  * stand-in too (not as the existing directory it now looks like). A
  * stand-in that is still mounted on in another mount namespace (another
  * server's sandbox, which took it for its own stand-in) is left to that
- * server. So is one another server claimed after this one: each holder
- * touches it when it takes it (its ctime changes), and a server removes only
- * a stand-in whose ctime is still the one it saw, so that none removes it
- * between another's claim and that one's mount (bwrap would then make the
- * mount point itself, unmarked, and it would stay for good).
+ * server. Each server that takes a stand-in puts a claim in it (an empty
+ * file named after its pid, hidden under the mount) and, letting go, takes
+ * its claim out and removes the directory only if nothing is left in it:
+ * rmdir fails while another server holds a claim, even one whose bwrap has
+ * not mounted yet (removed then, bwrap would make the mount point itself,
+ * unmarked, and it would stay for good). Claims of servers that are gone
+ * are taken out by the next server that lets go of the stand-in.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { mountedElsewhere } from './mount-table.js';
+import { CLAIM_PREFIX, STAND_IN_MODE } from './stand-in-claims.js';
 import type { Confinement } from './policy.js';
 
 export interface HeldConfinement {
@@ -34,8 +38,8 @@ export class SyntheticMounts {
   private readonly users = new Map<string, number>();
   /** The held stand-ins whose directories are stand-ins' (made by a server), not a user's. */
   private readonly removable = new Set<string>();
-  /** The ctime each stand-in had once this process claimed it: changed since, another server has claimed it. */
-  private readonly claims = new Map<string, bigint>();
+  /** The claim this process put in each stand-in it holds. */
+  private readonly claims = new Map<string, string>();
   /** Let go of, to be removed by `flush`. */
   private readonly toRemove = new Set<string>();
   private flushScheduled = false;
@@ -48,11 +52,15 @@ export class SyntheticMounts {
     const synthetic = [...new Set([...confinement.synthetic, ...confinement.readOnly.filter(heldElsewhere)])];
     const readOnly = confinement.readOnly.filter((candidate) => !heldElsewhere(candidate));
     for (const stand of synthetic) {
-      if (!this.users.has(stand) && madeOrMarked(stand)) this.removable.add(stand);
+      if (!this.users.has(stand)) {
+        // Only a marked one: a user's empty directory is left as it is. Taken back before its removal, it keeps its claim.
+        const claim = this.claims.get(stand) ?? claimIn(stand);
+        if (claim !== undefined) {
+          this.removable.add(stand);
+          this.claims.set(stand, claim);
+        }
+      }
       this.users.set(stand, (this.users.get(stand) ?? 0) + 1);
-      // Only a marked one: a user's empty directory is left as it is, times included.
-      const claim = this.removable.has(stand) ? claimed(stand) : undefined;
-      if (claim !== undefined) this.claims.set(stand, claim);
     }
     let released = false;
     const release = () => {
@@ -82,9 +90,11 @@ export class SyntheticMounts {
     for (const stand of unused) {
       const claim = this.claims.get(stand);
       this.claims.delete(stand);
-      if (busy.has(stand) || ctimeOf(stand) !== claim) continue;
+      if (claim !== undefined) fs.rmSync(claim, { force: true });
+      if (busy.has(stand)) continue;
+      removeStaleClaims(stand);
       try {
-        fs.rmdirSync(stand); // only an empty directory: anything put there on the host stays
+        fs.rmdirSync(stand); // only an empty directory: another server's claim, or anything put there on the host, keeps it
       } catch {
         // gone already, or not empty
       }
@@ -116,31 +126,57 @@ export class SyntheticMounts {
   }
 }
 
-/** A stand-in's directory has no permissions at all, which no user's `.git` has: any server can tell it from one. */
-const STAND_IN_MODE = 0o000;
+let claimsMade = 0;
 
 /** Makes `stand`'s directory, marked; true if it is a stand-in's (made now, or by another server), false for a user's. */
 function madeOrMarked(stand: string): boolean {
   try {
-    fs.mkdirSync(stand, STAND_IN_MODE);
+    fs.mkdirSync(stand);
+    fs.chmodSync(stand, STAND_IN_MODE); // mkdir's mode passes through the umask, and may drop the sticky bit
     return true;
   } catch {
     const stat = fs.lstatSync(stand, { throwIfNoEntry: false });
-    return stat?.isDirectory() === true && (stat.mode & 0o777) === STAND_IN_MODE;
+    return stat?.isDirectory() === true && (stat.mode & 0o7777) === STAND_IN_MODE;
   }
 }
 
-/** Touches `stand` (which changes its ctime) and returns its ctime after; undefined if it cannot be touched. */
-function claimed(stand: string): bigint | undefined {
+/**
+ * Puts this process's claim in the stand-in at `stand` (made if missing), and returns its path;
+ * undefined for a user's directory. Tried again if another server removed the stand-in meanwhile.
+ */
+function claimIn(stand: string): string | undefined {
+  const claim = path.join(stand, `${CLAIM_PREFIX}${process.pid}-${++claimsMade}`);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (!madeOrMarked(stand)) return undefined;
+    try {
+      fs.writeFileSync(claim, '', { flag: 'wx', mode: 0o600 });
+      return claim;
+    } catch {
+      // removed between the two steps (or not ours to write in)
+    }
+  }
+  return undefined;
+}
+
+/** Takes out the claims of servers that are gone (killed before they let go). */
+function removeStaleClaims(stand: string): void {
+  let names: string[];
   try {
-    const now = new Date();
-    fs.utimesSync(stand, now, now);
+    names = fs.readdirSync(stand);
   } catch {
-    return undefined; // another user's: its removal is not ours either
+    return;
   }
-  return ctimeOf(stand);
+  for (const name of names) {
+    const pid = name.startsWith(CLAIM_PREFIX) ? Number.parseInt(name.slice(CLAIM_PREFIX.length), 10) : Number.NaN;
+    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) fs.rmSync(path.join(stand, name), { force: true });
+  }
 }
 
-function ctimeOf(stand: string): bigint | undefined {
-  return fs.statSync(stand, { bigint: true, throwIfNoEntry: false })?.ctimeNs;
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,7 @@ describe('SyntheticMounts', () => {
     const stand = path.join(root, '.git');
     const mounts = new SyntheticMounts();
     const first = mounts.hold(confinement([stand]));
-    expect(fs.statSync(stand).mode & 0o777).toBe(0);
+    expect(fs.statSync(stand).mode & 0o7777).toBe(0o1700);
     // A second child finds the stand-in as an existing directory: it holds it as a stand-in too.
     const second = mounts.hold(confinement([], [stand]));
     expect(second.confinement).toMatchObject({ readOnly: [], synthetic: [stand] });
@@ -51,6 +51,36 @@ describe('SyntheticMounts', () => {
     expect(fs.existsSync(stand)).toBe(false);
   });
 
+  it('keeps a stand-in another server claimed before it and has not mounted yet, which removes it', () => {
+    // The second server claims first, but its bwrap is slow to mount; the first one's child comes and goes meanwhile.
+    const stand = path.join(root, '.git');
+    const [first, second] = [new SyntheticMounts(), new SyntheticMounts()];
+    const secondHold = second.hold(confinement([stand]));
+    const firstHold = first.hold(confinement([stand]));
+    firstHold.release();
+    first.flush();
+    expect(fs.existsSync(stand)).toBe(true); // removed here, bwrap would make it again, unmarked, for the second
+    secondHold.release();
+    second.flush();
+    expect(fs.existsSync(stand)).toBe(false);
+  });
+
+  it('takes out the claims of servers that are gone, and then removes the stand-in', () => {
+    const stand = path.join(root, '.agents');
+    const gone = spawnSync('true').pid!; // reaped: its pid is free
+    const mounts = new SyntheticMounts();
+    const held = mounts.hold(confinement([stand]));
+    fs.writeFileSync(path.join(stand, `.exec-server-claim-${gone}-1`), '');
+    fs.writeFileSync(path.join(stand, `.exec-server-claim-${process.pid}-999999`), ''); // alive: kept
+    held.release();
+    mounts.flush();
+    expect(fs.readdirSync(stand)).toEqual([`.exec-server-claim-${process.pid}-999999`]);
+    fs.rmSync(path.join(stand, `.exec-server-claim-${process.pid}-999999`));
+    mounts.hold(confinement([stand])).release();
+    mounts.flush();
+    expect(fs.existsSync(stand)).toBe(false);
+  });
+
   it('takes back a stand-in let go of but not yet removed, as a stand-in, and keeps it while held', () => {
     const stand = path.join(root, '.agents');
     const mounts = new SyntheticMounts();
@@ -59,7 +89,7 @@ describe('SyntheticMounts', () => {
     const again = mounts.hold(confinement([], [stand]));
     expect(again.confinement).toMatchObject({ readOnly: [], synthetic: [stand] });
     mounts.flush();
-    expect(fs.statSync(stand).mode & 0o777).toBe(0);
+    expect(fs.statSync(stand).mode & 0o7777).toBe(0o1700);
     again.release();
     mounts.flush();
     expect(fs.existsSync(stand)).toBe(false);
