@@ -17,6 +17,10 @@ function workspaceWrite(workspace) {
     permissions: { type: 'managed', file_system: { type: 'restricted', entries }, network: 'restricted' },
     cwd: pathToFileURL(workspace).href,
     workspaceRoots: [pathToFileURL(workspace).href],
+    // Codex 0.169 sends these, and its server (like ours) refuses a policy without windowsSandboxLevel.
+    windowsSandboxLevel: 'disabled',
+    windowsSandboxProxySettingsMode: 'reconcile',
+    useLegacyLandlock: false,
   };
 }
 
