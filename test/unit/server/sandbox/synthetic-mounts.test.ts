@@ -36,27 +36,23 @@ describe('SyntheticMounts', () => {
     expect(fs.existsSync(stand)).toBe(false);
   });
 
-  it('leaves a stand-in another server claimed after it to that server, which removes it', () => {
-    // Two servers (two SyntheticMounts): the first lets go while the second has taken it and not yet mounted it.
-    const stand = path.join(root, '.aws');
+  // Two servers (two SyntheticMounts) hold one stand-in; the first lets go while the second has taken
+  // it and not yet mounted it (its bwrap is slow to start), whichever of the two claimed it first.
+  it.each([
+    ['after', '.aws'],
+    ['before', '.git'],
+  ])('leaves a stand-in another server claimed %s it to that server, which removes it', (order, name) => {
+    const stand = path.join(root, name);
     const [first, second] = [new SyntheticMounts(), new SyntheticMounts()];
-    const firstHold = first.hold(confinement([stand]));
-    // protectReadOnly gives an empty directory at a protected name as a stand-in; its mark makes it another server's.
-    const secondHold = second.hold(confinement([stand]));
-    firstHold.release();
-    first.flush();
-    expect(fs.existsSync(stand)).toBe(true); // removed here, bwrap would make it again, unmarked, for the second
-    secondHold.release();
-    second.flush();
-    expect(fs.existsSync(stand)).toBe(false);
-  });
-
-  it('keeps a stand-in another server claimed before it and has not mounted yet, which removes it', () => {
-    // The second server claims first, but its bwrap is slow to mount; the first one's child comes and goes meanwhile.
-    const stand = path.join(root, '.git');
-    const [first, second] = [new SyntheticMounts(), new SyntheticMounts()];
-    const secondHold = second.hold(confinement([stand]));
-    const firstHold = first.hold(confinement([stand]));
+    let firstHold: ReturnType<SyntheticMounts['hold']>;
+    let secondHold: ReturnType<SyntheticMounts['hold']>;
+    if (order === 'after') {
+      firstHold = first.hold(confinement([stand]));
+      secondHold = second.hold(confinement([stand]));
+    } else {
+      secondHold = second.hold(confinement([stand]));
+      firstHold = first.hold(confinement([stand]));
+    }
     firstHold.release();
     first.flush();
     expect(fs.existsSync(stand)).toBe(true); // removed here, bwrap would make it again, unmarked, for the second
