@@ -9,6 +9,7 @@ import type { OutputStream } from '../../protocol/types.js';
 export type ExitStatus = { code: number; signal?: undefined } | { code?: undefined; signal: number };
 
 export interface ChildEvents {
+  /** `bytes` are lent for the call: the reader reuses their memory after it. */
   output(stream: OutputStream, bytes: Buffer): void;
   /** The child ended; the protocol exit code depends on the generation (see `managed-process.ts`). */
   exit(status: ExitStatus): void;

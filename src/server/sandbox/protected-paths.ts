@@ -21,10 +21,10 @@
  * policy leaves writable is "pinned", bound onto itself as it is, which
  * makes it a mount point that cannot be renamed or removed.
  */
-import { isEmptyButForClaims } from './stand-in-claims.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
+import { isEmptyButForClaims } from './stand-in-claims.js';
 
 const PROTECTED_NAMES = ['.git', '.codex', '.agents', '.aws'];
 

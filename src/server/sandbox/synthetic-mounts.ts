@@ -131,8 +131,10 @@ let claimsMade = 0;
 /** Makes `stand`'s directory, marked; true if it is a stand-in's (made now, or by another server), false for a user's. */
 function madeOrMarked(stand: string): boolean {
   try {
-    fs.mkdirSync(stand);
-    fs.chmodSync(stand, STAND_IN_MODE); // mkdir's mode passes through the umask, and may drop the sticky bit
+    // Marked as it is made (Linux's mkdir keeps the sticky bit; a usual umask leaves the owner's bits), so that no
+    // other server sees it unmarked, as a user's; the chmod only mends what an unusual umask took away.
+    fs.mkdirSync(stand, STAND_IN_MODE);
+    fs.chmodSync(stand, STAND_IN_MODE);
     return true;
   } catch {
     const stat = fs.lstatSync(stand, { throwIfNoEntry: false });
