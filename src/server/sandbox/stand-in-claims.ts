@@ -1,20 +1,119 @@
 /**
- * What marks a stand-in's directory on the host (`synthetic-mounts.ts`), so
- * that every server can tell one from a user's directory: its mode, and the
- * claims servers put in it while they use it.
+ * A stand-in's directory on the host (`synthetic-mounts.ts`) as every server
+ * sees it: its mark (a mode no user's `.git` has), and the claims servers put
+ * in it while they use it. A claim's name says which server put it there: the
+ * inode of its pid namespace, its pid, and a serial. A server judges only the
+ * claims of its own pid namespace (a pid means nothing in another one) and
+ * takes out those whose server is gone.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** Sticky and owner-only: no user's `.git` has this mode. */
-export const STAND_IN_MODE = 0o1700;
-/** A claim's name: this prefix, then the pid of the server that put it there. */
-export const CLAIM_PREFIX = '.exec-server-claim-';
+const STAND_IN_MODE = 0o1700;
+/** The mark of stand-ins made by earlier versions (they held no claims). */
+const OLD_STAND_IN_MODE = 0o000;
+const CLAIM_PREFIX = '.exec-server-claim-';
 
-/** An empty directory, or one holding only servers' claims: a stand-in (or a directory to stand in for). */
+/** This process's pid namespace, as the inode in `/proc/self/ns/pid` ("" if unknown: then no claim is judged). */
+const PID_NAMESPACE = (() => {
+  try {
+    return /\[(\d+)\]/.exec(fs.readlinkSync('/proc/self/ns/pid'))?.[1] ?? '';
+  } catch {
+    return '';
+  }
+})();
+/** The claims this process has put and not yet taken out (a claim of our pid and namespace not here is a dead server's). */
+const ownClaims = new Set<string>();
+let claimsMade = 0;
+
+/** An empty directory, one holding only servers' claims, or none any more (another server just removed it): stood in for. */
 export function isEmptyButForClaims(directory: string): boolean {
   try {
     return fs.readdirSync(directory).every((name) => name.startsWith(CLAIM_PREFIX));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+type Found = 'stand-in' | 'user' | 'gone';
+
+/** Makes `stand`'s directory, marked, or tells what is there. Never throws. */
+function makeOrInspect(stand: string): Found {
+  try {
+    // Marked as it is made (Linux's mkdir keeps the sticky bit; a usual umask leaves the owner's bits), so that no
+    // other server sees it unmarked, as a user's; the chmod only mends what an unusual umask took away.
+    fs.mkdirSync(stand, STAND_IN_MODE);
+    fs.chmodSync(stand, STAND_IN_MODE);
+    return 'stand-in';
   } catch {
-    return false;
+    try {
+      const stat = fs.lstatSync(stand, { throwIfNoEntry: false });
+      if (stat === undefined) return 'gone';
+      const mode = stat.mode & 0o7777;
+      if (!stat.isDirectory()) return 'user';
+      if (mode === STAND_IN_MODE) return 'stand-in';
+      if (mode !== OLD_STAND_IN_MODE) return 'user';
+      fs.chmodSync(stand, STAND_IN_MODE); // an earlier version's: it can hold claims from now on
+      return 'stand-in';
+    } catch {
+      return 'user'; // not ours to look into: left as it is
+    }
+  }
+}
+
+/**
+ * Puts this process's claim in the stand-in at `stand` (made if missing), and
+ * returns its path; undefined for a user's directory. Tried again if another
+ * server removed the stand-in meanwhile, or a dead server of the same pid left
+ * a claim of the same name.
+ */
+export function claimIn(stand: string): string | undefined {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const found = makeOrInspect(stand);
+    if (found === 'user') return undefined;
+    if (found === 'gone') continue;
+    const claim = path.join(stand, `${CLAIM_PREFIX}${PID_NAMESPACE}-${process.pid}-${++claimsMade}`);
+    try {
+      fs.writeFileSync(claim, '', { flag: 'wx', mode: 0o600 });
+      ownClaims.add(claim);
+      return claim;
+    } catch {
+      // removed meanwhile, or that name is taken: again
+    }
+  }
+  return undefined;
+}
+
+/** Takes out this process's claim. */
+export function unclaim(claim: string): void {
+  ownClaims.delete(claim);
+  fs.rmSync(claim, { force: true });
+}
+
+/** Takes out the claims of servers of this pid namespace that are gone (killed before they let go). */
+export function removeStaleClaims(stand: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(stand);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const [namespace, pidText] = name.startsWith(CLAIM_PREFIX) ? name.slice(CLAIM_PREFIX.length).split('-') : [];
+    const pid = Number(pidText);
+    if (PID_NAMESPACE === '' || namespace !== PID_NAMESPACE || !Number.isInteger(pid) || pid <= 0) continue;
+    const claim = path.join(stand, name);
+    const gone = pid === process.pid ? !ownClaims.has(claim) : !isAlive(pid);
+    if (gone) fs.rmSync(claim, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

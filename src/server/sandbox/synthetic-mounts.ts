@@ -19,12 +19,13 @@
  * rmdir fails while another server holds a claim, even one whose bwrap has
  * not mounted yet (removed then, bwrap would make the mount point itself,
  * unmarked, and it would stay for good). Claims of servers that are gone
- * are taken out by the next server that lets go of the stand-in.
+ * are taken out by the next server that lets go of the stand-in
+ * (`stand-in-claims.ts`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { mountedElsewhere } from './mount-table.js';
-import { CLAIM_PREFIX, STAND_IN_MODE } from './stand-in-claims.js';
+import { claimIn, removeStaleClaims, unclaim } from './stand-in-claims.js';
 import type { Confinement } from './policy.js';
 
 export interface HeldConfinement {
@@ -49,8 +50,13 @@ export class SyntheticMounts {
     // Held by another child, or let go of and not yet removed (the removal waits for the next turn of
     // the loop): still a stand-in, taken again as one, not as the existing directory it looks like.
     const heldElsewhere = (candidate: string) => this.users.has(candidate) || this.toRemove.has(candidate);
-    const synthetic = [...new Set([...confinement.synthetic, ...confinement.readOnly.filter(heldElsewhere)])];
-    const readOnly = confinement.readOnly.filter((candidate) => !heldElsewhere(candidate));
+    // A read-only path under a writable root that is gone since the policy was sorted (another server removed its
+    // stand-in) would be left out of the mounts, and the child could make it: it is stood in for instead.
+    const vanished = (candidate: string) =>
+      fs.lstatSync(candidate, { throwIfNoEntry: false }) === undefined && confinement.writable.some((root) => isInside(candidate, root));
+    const standInFor = (candidate: string) => heldElsewhere(candidate) || vanished(candidate);
+    const synthetic = [...new Set([...confinement.synthetic, ...confinement.readOnly.filter(standInFor)])];
+    const readOnly = confinement.readOnly.filter((candidate) => !synthetic.includes(candidate));
     for (const stand of synthetic) {
       if (!this.users.has(stand)) {
         // Only a marked one: a user's empty directory is left as it is. Taken back before its removal, it keeps its claim.
@@ -90,7 +96,7 @@ export class SyntheticMounts {
     for (const stand of unused) {
       const claim = this.claims.get(stand);
       this.claims.delete(stand);
-      if (claim !== undefined) fs.rmSync(claim, { force: true });
+      if (claim !== undefined) unclaim(claim);
       if (busy.has(stand)) continue;
       removeStaleClaims(stand);
       try {
@@ -126,59 +132,8 @@ export class SyntheticMounts {
   }
 }
 
-let claimsMade = 0;
-
-/** Makes `stand`'s directory, marked; true if it is a stand-in's (made now, or by another server), false for a user's. */
-function madeOrMarked(stand: string): boolean {
-  try {
-    // Marked as it is made (Linux's mkdir keeps the sticky bit; a usual umask leaves the owner's bits), so that no
-    // other server sees it unmarked, as a user's; the chmod only mends what an unusual umask took away.
-    fs.mkdirSync(stand, STAND_IN_MODE);
-    fs.chmodSync(stand, STAND_IN_MODE);
-    return true;
-  } catch {
-    const stat = fs.lstatSync(stand, { throwIfNoEntry: false });
-    return stat?.isDirectory() === true && (stat.mode & 0o7777) === STAND_IN_MODE;
-  }
-}
-
-/**
- * Puts this process's claim in the stand-in at `stand` (made if missing), and returns its path;
- * undefined for a user's directory. Tried again if another server removed the stand-in meanwhile.
- */
-function claimIn(stand: string): string | undefined {
-  const claim = path.join(stand, `${CLAIM_PREFIX}${process.pid}-${++claimsMade}`);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (!madeOrMarked(stand)) return undefined;
-    try {
-      fs.writeFileSync(claim, '', { flag: 'wx', mode: 0o600 });
-      return claim;
-    } catch {
-      // removed between the two steps (or not ours to write in)
-    }
-  }
-  return undefined;
-}
-
-/** Takes out the claims of servers that are gone (killed before they let go). */
-function removeStaleClaims(stand: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(stand);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = name.startsWith(CLAIM_PREFIX) ? Number.parseInt(name.slice(CLAIM_PREFIX.length), 10) : Number.NaN;
-    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) fs.rmSync(path.join(stand, name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** `candidate` is below `root`. */
+function isInside(candidate: string, root: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }

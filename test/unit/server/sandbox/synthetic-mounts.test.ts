@@ -61,17 +61,43 @@ describe('SyntheticMounts', () => {
     expect(fs.existsSync(stand)).toBe(false);
   });
 
-  it('takes out the claims of servers that are gone, and then removes the stand-in', () => {
+  it('takes out the claims of servers of its pid namespace that are gone, and then removes the stand-in', () => {
     const stand = path.join(root, '.agents');
+    const namespace = /\[(\d+)\]/.exec(fs.readlinkSync('/proc/self/ns/pid'))![1];
     const gone = spawnSync('true').pid!; // reaped: its pid is free
+    const claim = (name: string) => path.join(stand, `.exec-server-claim-${name}`);
     const mounts = new SyntheticMounts();
     const held = mounts.hold(confinement([stand]));
-    fs.writeFileSync(path.join(stand, `.exec-server-claim-${gone}-1`), '');
-    fs.writeFileSync(path.join(stand, `.exec-server-claim-${process.pid}-999999`), ''); // alive: kept
+    fs.writeFileSync(claim(`${namespace}-${gone}-1`), ''); // a server that is gone
+    fs.writeFileSync(claim(`${namespace}-${process.pid}-999999`), ''); // a dead server that had this pid: not one of ours
+    fs.writeFileSync(claim(`${namespace}-${process.ppid}-1`), ''); // alive: kept
+    fs.writeFileSync(claim(`1-${gone}-1`), ''); // another pid namespace, where that pid may be alive: kept
     held.release();
     mounts.flush();
-    expect(fs.readdirSync(stand)).toEqual([`.exec-server-claim-${process.pid}-999999`]);
-    fs.rmSync(path.join(stand, `.exec-server-claim-${process.pid}-999999`));
+    expect(fs.readdirSync(stand).sort()).toEqual(
+      [`.exec-server-claim-${namespace}-${process.ppid}-1`, `.exec-server-claim-1-${gone}-1`].sort(),
+    );
+    for (const name of fs.readdirSync(stand)) fs.rmSync(path.join(stand, name));
+    mounts.hold(confinement([stand])).release();
+    mounts.flush();
+    expect(fs.existsSync(stand)).toBe(false);
+  });
+
+  it('stands in for a read-only path under a writable root that is gone since the policy was sorted', () => {
+    const stand = path.join(root, '.codex');
+    const mounts = new SyntheticMounts();
+    const held = mounts.hold(confinement([], [stand]));
+    expect(held.confinement).toMatchObject({ readOnly: [], synthetic: [stand] });
+    expect(fs.statSync(stand).mode & 0o7777).toBe(0o1700);
+    held.release();
+    mounts.flush();
+    expect(fs.existsSync(stand)).toBe(false);
+  });
+
+  it("takes an earlier version's empty stand-in (mode 000) as a stand-in, and removes it", () => {
+    const stand = path.join(root, '.aws');
+    fs.mkdirSync(stand, 0o000);
+    const mounts = new SyntheticMounts();
     mounts.hold(confinement([stand])).release();
     mounts.flush();
     expect(fs.existsSync(stand)).toBe(false);
