@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecServer, silentLogger } from '../src/index.js';
 import { ServerProcess } from './support/server-process.js';
-import { startTestOrigin, type TestOrigin } from './support/test-origin.js';
+import { req, startTestOrigin, type TestOrigin, text } from './support/test-origin.js';
 
 let server: ServerProcess;
 let origin: TestOrigin;
@@ -18,9 +18,6 @@ afterAll(async () => {
   await server.dispose();
   await origin.close();
 });
-
-const req = (params: Record<string, unknown>) => ({ method: 'GET', requestId: 'r', ...params });
-const text = (b64: string) => Buffer.from(b64, 'base64').toString();
 
 describe('http/request streamed', () => {
   const deltas = (requestId: string) =>

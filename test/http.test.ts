@@ -2,7 +2,7 @@ import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
-import { type SeenRequest, startTestOrigin, type TestOrigin } from './support/test-origin.js';
+import { req, type SeenRequest, startTestOrigin, type TestOrigin, text } from './support/test-origin.js';
 
 let server: ServerProcess;
 let origin: TestOrigin;
@@ -18,9 +18,6 @@ afterAll(async () => {
   await server.dispose();
   await origin.close();
 });
-
-const req = (params: Record<string, unknown>) => ({ method: 'GET', requestId: 'r', ...params });
-const text = (b64: string) => Buffer.from(b64, 'base64').toString();
 
 describe('http/request buffered (§5)', () => {
   it('returns status, lower-case headers in order with duplicates, and the body', async () => {

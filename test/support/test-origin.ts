@@ -88,3 +88,9 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
       res.end(`echo:${req.method}`);
   }
 }
+
+/** `http/request` params: a GET with requestId `r`, and `params` over them. */
+export const req = (params: Record<string, unknown>) => ({ method: 'GET', requestId: 'r', ...params });
+
+/** A base64 body as text. */
+export const text = (b64: string) => Buffer.from(b64, 'base64').toString();

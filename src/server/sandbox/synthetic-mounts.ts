@@ -23,8 +23,8 @@
  * (`stand-in-claims.ts`).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { mountedElsewhere } from './mount-table.js';
+import { isBelow } from './protected-paths.js';
 import { claimIn, removeStaleClaims, unclaim } from './stand-in-claims.js';
 import type { Confinement } from './policy.js';
 
@@ -53,7 +53,7 @@ export class SyntheticMounts {
     // A read-only path under a writable root that is gone since the policy was sorted (another server removed its
     // stand-in) would be left out of the mounts, and the child could make it: it is stood in for instead.
     const vanished = (candidate: string) =>
-      fs.lstatSync(candidate, { throwIfNoEntry: false }) === undefined && confinement.writable.some((root) => isInside(candidate, root));
+      fs.lstatSync(candidate, { throwIfNoEntry: false }) === undefined && confinement.writable.some((root) => isBelow(candidate, root));
     const standInFor = (candidate: string) => heldElsewhere(candidate) || vanished(candidate);
     const synthetic = [...new Set([...confinement.synthetic, ...confinement.readOnly.filter(standInFor)])];
     const readOnly = confinement.readOnly.filter((candidate) => !synthetic.includes(candidate));
@@ -130,10 +130,4 @@ export class SyntheticMounts {
       this.exitHooked = true;
     }
   }
-}
-
-/** `candidate` is below `root`. */
-function isInside(candidate: string, root: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
