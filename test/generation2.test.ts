@@ -182,8 +182,9 @@ describe('processes in generation 2', () => {
 
   it("answers a PTY program's cursor position, status and size queries and takes them out of its output; generation 1 passes them on", async () => {
     // The answers come back on the terminal's input: the program reads them (as a TUI asking where its cursor is).
+    // Echo goes off first, as a TUI's raw mode does: an answer that arrives before `read -s` turns it off is echoed.
     const script =
-      'printf "A\\033[6nB"; IFS= read -r -s -t 2 -d R x; printf "\\033[18t"; IFS= read -r -s -t 2 -d t y; printf "[%q|%q]" "$x" "$y"';
+      'stty -echo; printf "A\\033[6nB"; IFS= read -r -s -t 2 -d R x; printf "\\033[18t"; IFS= read -r -s -t 2 -d t y; printf "[%q|%q]" "$x" "$y"';
     const askAndShow = ['bash', '-c', script];
     const answered = await (await generation2()).runToClose('queries', askAndShow, { tty: true, size: { rows: 30, cols: 100 } });
     expect(answered.output).toBe("AB[$'\\E[1;1'|$'\\E[8;30;100']");
