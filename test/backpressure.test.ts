@@ -2,16 +2,21 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, it, type TestContext, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { bodyServer, closeLoopback, listenLoopback } from './support/loopback.js';
 import { ServerProcess } from './support/server-process.js';
 import { listenOurs } from './support/websocket-server.js';
 
-const servers: ServerProcess[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.dispose()));
-});
+/**
+ * The tests here run side by side (each has a server of its own, and much of their time is a stall
+ * that waits): a server is disposed when its own test ends.
+ */
+async function serverFor({ onTestFinished }: TestContext): Promise<ServerProcess> {
+  const server = await ServerProcess.started();
+  onTestFinished(() => server.dispose());
+  return server;
+}
 
 function rssBytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
@@ -26,10 +31,10 @@ const MiB = 1024 * 1024;
 const FLOOD_BYTES = 128 * MiB;
 const BODY_BYTES = 128 * MiB; // twice the growth allowed: a server that kept reading would take it all in during the stall
 
-describe('backpressure', () => {
-  it('holds a 128 MiB writer back while the client stalls, then delivers every byte', async () => {
-    const server = await ServerProcess.started();
-    servers.push(server);
+describe.concurrent('backpressure', () => {
+  it('holds a 128 MiB writer back while the client stalls, then delivers every byte', async (context) => {
+    const { expect } = context;
+    const server = await serverFor(context);
     server.keepOutput = false;
     const pid = server.child.pid!;
     const before = rssBytes(pid);
@@ -80,9 +85,8 @@ interface StallableClient {
 }
 
 /** Over stdio, each request a write of its own, a little apart: a read takes one line. */
-async function overStdio(): Promise<StallableClient> {
-  const server = await ServerProcess.started();
-  servers.push(server);
+async function overStdio(context: TestContext): Promise<StallableClient> {
+  const server = await serverFor(context);
   const answers = new Map();
   server.child.stdout.on('data', () => {
     for (const message of server.messages.splice(0)) if ('id' in message) answers.set(message.id, message);
@@ -101,7 +105,7 @@ async function overStdio(): Promise<StallableClient> {
 }
 
 /** Over WebSocket: one message per request, its newline a chunk of its own in the server. */
-async function overWebSocket(): Promise<StallableClient> {
+async function overWebSocket(_context: TestContext): Promise<StallableClient> {
   const listener = await listenOurs();
   const socket = new WebSocket(listener.url, { headers: { Authorization: `Bearer ${listener.token}` } });
   await new Promise((resolve) => socket.once('open', resolve));
@@ -112,7 +116,9 @@ async function overWebSocket(): Promise<StallableClient> {
   });
   socket.send(JSON.stringify({ id: 'init', method: 'initialize', params: { clientName: 'stall' } }));
   socket.send(JSON.stringify({ method: 'initialized', params: {} }));
-  await vi.waitFor(() => expect(answers.has('init')).toBe(true));
+  await vi.waitFor(() => {
+    if (!answers.has('init')) throw new Error('initialize not answered yet');
+  });
   const tcp = (socket as unknown as { _socket: import('node:net').Socket })._socket;
   return {
     pid: listener.pid,
@@ -127,16 +133,17 @@ async function overWebSocket(): Promise<StallableClient> {
   };
 }
 
-describe.each([
+describe.concurrent.each([
   ['stdio, a write per request', overStdio],
   ['WebSocket', overWebSocket],
 ])('backpressure on answers (%s)', (_name, connect) => {
-  it('stops reading requests while a client that sent 300 fs/readFile reads nothing, then answers them all', async () => {
+  it('stops reading requests while a client that sent 300 fs/readFile reads nothing, then answers them all', async (context) => {
+    const { expect } = context;
     const FILE_BYTES = 256 * 1024;
     const COUNT = 300;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-held-')), 'blob');
     fs.writeFileSync(file, Buffer.alloc(FILE_BYTES, 'x'));
-    const client = await connect();
+    const client = await connect(context);
     try {
       const [rssBefore, readBefore] = [rssBytes(client.pid), bytesRead(client.pid)];
       client.stopReading();
@@ -158,13 +165,14 @@ describe.each([
   }, 60_000);
 });
 
-describe('backpressure on large answers', () => {
-  it('holds the files read for a client that reads nothing to about 64 MiB, then sends every one whole', async () => {
+describe.concurrent('backpressure on large answers', () => {
+  it('holds the files read for a client that reads nothing to about 64 MiB, then sends every one whole', async (context) => {
+    const { expect } = context;
     const FILE_BYTES = 8 * MiB;
     const COUNT = 16; // 128 MiB, and fewer than the requests read before the input hold: only the answer budget stops them
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-large-')), 'blob');
     fs.writeFileSync(file, randomBytes(FILE_BYTES));
-    const client = await overStdio();
+    const client = await overStdio(context);
     try {
       const [rssBefore, readBefore] = [rssBytes(client.pid), bytesRead(client.pid)];
       client.stopReading();
@@ -185,10 +193,10 @@ describe('backpressure on large answers', () => {
   }, 60_000);
 });
 
-describe('output integrity', () => {
-  it('delivers distinct output unaltered through a stall (line buffers are reused only after the write)', async () => {
-    const server = await ServerProcess.started();
-    servers.push(server);
+describe.concurrent('output integrity', () => {
+  it('delivers distinct output unaltered through a stall (line buffers are reused only after the write)', async (context) => {
+    const { expect } = context;
+    const server = await serverFor(context);
     server.child.stdout.pause();
     server.send({
       id: 'count',
@@ -206,10 +214,10 @@ describe('output integrity', () => {
   });
 });
 
-describe('output memory is reused only once nothing needs it', () => {
-  it('keeps retained output exact while a flood recycles the memory of evicted chunks, pipes and PTY alike', async () => {
-    const server = await ServerProcess.started();
-    servers.push(server);
+describe.concurrent('output memory is reused only once nothing needs it', () => {
+  it('keeps retained output exact while a flood recycles the memory of evicted chunks, pipes and PTY alike', async (context) => {
+    const { expect } = context;
+    const server = await serverFor(context);
     // 8 MiB of distinct bytes (hex of random bytes: a terminal passes it unchanged).
     const data = Buffer.from(randomBytes(4 * 1024 * 1024).toString('hex'));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-recycle-'));
@@ -235,13 +243,13 @@ describe('output memory is reused only once nothing needs it', () => {
   });
 });
 
-describe('backpressure on streamed HTTP bodies', () => {
-  it('stops reading a body while the client stalls, then delivers all of it', async () => {
+describe.concurrent('backpressure on streamed HTTP bodies', () => {
+  it('stops reading a body while the client stalls, then delivers all of it', async (context) => {
+    const { expect } = context;
     const total = BODY_BYTES;
     const { server: web } = bodyServer(total, 1024 * 1024);
     const url = `${await listenLoopback(web)}/`;
-    const server = await ServerProcess.started();
-    servers.push(server);
+    const server = await serverFor(context);
     try {
       let received = 0;
       server.keepOutput = false;
