@@ -78,7 +78,12 @@ export class Guardian {
       // No writable temp dir or no /bin/sh: run unguarded rather than not at all.
       this.closeRegistry();
     } finally {
-      fs.rmSync(file, { force: true });
+      // unlinkSync, not rmSync: rmSync loads Node's rimraf on first use, at every server's start.
+      try {
+        fs.unlinkSync(file);
+      } catch {
+        // never made
+      }
     }
   }
 
