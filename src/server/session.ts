@@ -85,6 +85,7 @@ export class ServerSession {
       },
       options.serverEnv,
       options.extraCaCerts,
+      this.answers,
     );
     channel.onResume(() => this.attachment?.processes.resumeAll());
     const handlers = serverHandlers({

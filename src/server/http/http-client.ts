@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { AnswerBudget } from '../answer-budget.js';
 import { Errors, ErrorTexts, ProtocolError } from '../../protocol/errors.js';
 import { Base64Payload } from '../../protocol/base64-payload.js';
 import type { DecodedParamsOf, ProducedResultOf } from '../../protocol/methods.js';
@@ -59,6 +60,8 @@ export class HttpClient {
     private readonly env: NodeJS.ProcessEnv = process.env,
     /** NODE_EXTRA_CA_CERTS's certificates when Node did not read them at start (see `trusted-cas.ts`). */
     private readonly extraCaCerts?: ExtraCaCerts,
+    /** The connection's: a buffered body is held to it until its answer is sent (see `answer-budget.ts`). */
+    private readonly answers = new AnswerBudget(Number.POSITIVE_INFINITY),
   ) {
     channel.onResume(() => {
       for (const stream of this.streams.values()) stream.body?.resume();
@@ -140,11 +143,15 @@ export class HttpClient {
       this.stream(params.requestId, response, controller, clear);
       return { ...head, bodyBase64: '' };
     }
+    const reservation = this.answers.growing();
     try {
-      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length']);
+      const budget = { reservation, signal: controller.signal };
+      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length'], budget);
       // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
-      return { ...head, bodyBase64: new Base64Payload(body) };
+      // The line writer gives the reservation back once the answer is sent.
+      return { ...head, bodyBase64: new Base64Payload(body, reservation.release) };
     } catch {
+      reservation.release();
       throw controller.signal.reason === INPUT_ENDED
         ? Errors.httpInputEnded(valid.url.href, this.inputEndGraceMs)
         : Errors.httpBodyFailed();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerBudget } from '../../../../src/server/answer-budget.js';
 import { readWholeBody } from '../../../../src/server/http/whole-body.js';
 import { closeLoopback, listenLoopback } from '../../../support/loopback.js';
 
@@ -29,9 +30,13 @@ beforeAll(async () => {
 });
 afterAll(() => closeLoopback(web));
 
-async function whole(path: string, method: 'GET' | 'HEAD' = 'GET'): Promise<Buffer> {
+async function whole(path: string, method: 'GET' | 'HEAD' = 'GET', budget = new AnswerBudget(Number.POSITIVE_INFINITY)): Promise<Buffer> {
   const response = await request(`${base}${path}`, { method });
-  return readWholeBody(response.body, response.statusCode, response.headers['content-length']);
+  const reservation = budget.growing();
+  return readWholeBody(response.body, response.statusCode, response.headers['content-length'], {
+    reservation,
+    signal: new AbortController().signal,
+  });
 }
 
 describe('readWholeBody', () => {
@@ -49,5 +54,13 @@ describe('readWholeBody', () => {
 
   it('fails when the connection ends before the declared length', async () => {
     await expect(whole('/short')).rejects.toThrow();
+  });
+
+  it('holds the whole declared length, or each chunk of a chunked body, against the budget before taking it', async () => {
+    for (const path of ['/declared', '/chunked']) {
+      const budget = new AnswerBudget(1);
+      expect((await whole(path, 'GET', budget)).equals(BODY)).toBe(true);
+      expect(budget.reserved).toBe(BODY.length); // held until the answer is sent (released by the caller)
+    }
   });
 });
