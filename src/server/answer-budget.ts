@@ -1,49 +1,28 @@
 /**
  * How many bytes of file contents and HTTP bodies a connection may hold in
  * answers its client has not taken yet. `fs/readFile` reserves a file's size
- * before it reads it, a buffered `http/request` reserves its body as it comes
- * in, and both give it back once the line writer has sent the answer, so that
- * a client asking for many large answers without reading them holds the
- * server to about this much (the input hold, `input-hold.ts`, bounds only how
- * many requests are read, not how large their answers are).
+ * before it reads it; a buffered `http/request` body is held once it is read
+ * whole, and reads on between its chunks only while there is room (see
+ * `whenRoom`). Both are given back once the line writer has sent the answer,
+ * so that a client asking for many large answers without reading them holds
+ * the server to about this much (the input hold, `input-hold.ts`, bounds only
+ * how many requests are read, not how large their answers are).
+ *
+ * A body still coming in holds nothing: how long it takes is up to the
+ * remote server, and nothing may wait for that (a file read waiting for a
+ * slow body would hold every ordered request behind it). What waits is only
+ * ever waiting for the client to take answers.
  */
+
+import { waitForWake, wakeAll } from './wait-for-wake.js';
 
 /** Enough for any client that reads its answers; a larger file waits until it is the only one held. */
 export const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
 
-/** A reservation that grows as a body of unknown length comes in (see `AnswerBudget.growing`). */
-export interface GrowingReservation {
-  /**
-   * Resolves once `bytes` more are held: at once when they fit, or when this
-   * is the oldest reservation still held (so that the oldest body always
-   * completes, and two half-read bodies never wait for each other). Rejects
-   * with `signal`'s reason if it aborts first.
-   */
-  grow(bytes: number, signal?: AbortSignal): Promise<void>;
-  /** Gives back everything held (once, however often called). */
-  release(): void;
-}
-
-interface Waiter {
-  fits(): boolean;
-  grant(): void;
-}
-
-/** A growth waits with the reservation it grows, and fails if that reservation is released first. */
-interface Growth extends Waiter {
-  id: number;
-  fail(reason: unknown): void;
-}
-
 export class AnswerBudget {
   private held = 0;
-  /** Bytes held by each live reservation, by number, oldest first (a Map keeps insertion order). */
-  private readonly live = new Map<number, number>();
-  private nextId = 0;
-  /** Whole reservations, granted in the order asked. */
-  private readonly waiting: Waiter[] = [];
-  /** Growths of reservations already held: they never wait behind a whole reservation. */
-  private readonly growths: Growth[] = [];
+  private readonly waiting: { bytes: number; grant: () => void }[] = [];
+  private readonly roomWaiters = new Set<() => void>();
 
   constructor(private readonly limitBytes: number) {}
 
@@ -58,92 +37,43 @@ export class AnswerBudget {
    */
   reserve(bytes: number): Promise<() => void> {
     return new Promise((resolve) => {
-      const waiter: Waiter = {
-        fits: () => this.held === 0 || this.held + bytes <= this.limitBytes,
-        grant: () => {
-          const id = this.admit();
-          this.add(id, bytes);
-          resolve(once(() => this.free(id)));
-        },
-      };
-      if (this.waiting.length === 0 && waiter.fits()) waiter.grant();
-      else this.waiting.push(waiter);
+      const grant = () => resolve(this.hold(bytes));
+      if (this.waiting.length === 0 && this.fits(bytes)) grant();
+      else this.waiting.push({ bytes, grant });
     });
   }
 
-  /** A reservation of nothing yet, held from now on, that grows as its bytes come in. */
-  growing(): GrowingReservation {
-    const id = this.admit();
-    return {
-      grow: (bytes, signal) => this.grow(id, bytes, signal),
-      release: once(() => this.free(id)),
+  /** Holds `bytes` at once, whatever is held already (a body already read); returns what gives them back (once). */
+  hold(bytes: number): () => void {
+    this.held += bytes;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.held -= bytes;
+      this.grantWaiting();
     };
   }
 
-  private grow(id: number, bytes: number, signal: AbortSignal | undefined): Promise<void> {
-    if (!this.live.has(id)) return Promise.reject(new Error('the reservation was released'));
-    return new Promise((resolve, reject) => {
-      const onAbort = () => growth.fail(signal?.reason);
-      const growth: Growth = {
-        id,
-        fits: () => this.held + bytes <= this.limitBytes || this.oldest() === id,
-        grant: () => {
-          signal?.removeEventListener('abort', onAbort);
-          this.add(id, bytes);
-          resolve();
-        },
-        fail: (reason) => {
-          signal?.removeEventListener('abort', onAbort);
-          const at = this.growths.indexOf(growth);
-          if (at >= 0) this.growths.splice(at, 1);
-          reject(reason);
-        },
-      };
-      if (signal?.aborted) return onAbort();
-      if (growth.fits()) return growth.grant();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.growths.push(growth);
-    });
+  /**
+   * Resolves once there is room: less than the limit held and no reservation
+   * waiting (those wait only for answers to be sent, so neither does this).
+   * Rejects with `signal`'s reason if it aborts first.
+   */
+  whenRoom(signal?: AbortSignal): Promise<void> {
+    return this.hasRoom() ? Promise.resolve() : waitForWake(this.roomWaiters, signal);
   }
 
-  private admit(): number {
-    const id = this.nextId++;
-    this.live.set(id, 0);
-    return id;
+  private hasRoom(): boolean {
+    return this.held < this.limitBytes && this.waiting.length === 0;
   }
 
-  private add(id: number, bytes: number): void {
-    this.live.set(id, (this.live.get(id) ?? 0) + bytes);
-    this.held += bytes;
-  }
-
-  private free(id: number): void {
-    this.held -= this.live.get(id) ?? 0;
-    this.live.delete(id);
-    for (const growth of this.growths.filter((g) => g.id === id)) growth.fail(new Error('the reservation was released'));
-    this.grantWaiting();
-  }
-
-  private oldest(): number | undefined {
-    return this.live.keys().next().value;
+  private fits(bytes: number): boolean {
+    return this.held === 0 || this.held + bytes <= this.limitBytes;
   }
 
   private grantWaiting(): void {
-    // Each grant holds more: whether the next fits is asked after it.
-    for (const growth of [...this.growths]) {
-      if (!growth.fits()) continue;
-      this.growths.splice(this.growths.indexOf(growth), 1);
-      growth.grant();
-    }
-    while (this.waiting.length > 0 && this.waiting[0]!.fits()) this.waiting.shift()!.grant();
+    while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) this.waiting.shift()!.grant();
+    if (this.hasRoom()) wakeAll(this.roomWaiters);
   }
-}
-
-function once(action: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    action();
-  };
 }

@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { AnswerBudget } from '../answer-budget.js';
+import { waitForWake, wakeAll } from '../wait-for-wake.js';
 import { Errors, ErrorTexts, ProtocolError } from '../../protocol/errors.js';
 import { Base64Payload } from '../../protocol/base64-payload.js';
 import type { DecodedParamsOf, ProducedResultOf } from '../../protocol/methods.js';
@@ -53,6 +54,8 @@ export class HttpClient {
   /** Requests not yet answered (a buffered one until its whole body is in), each with whether it has a timeout of its own (see `inputEnded`). */
   private readonly unanswered = new Map<AbortController, boolean>();
   private inputEndGraceMs = INPUT_END_GRACE_MS;
+  /** Buffered bodies paused while the client is not reading (see `room`). */
+  private readonly waitingForClient = new Set<() => void>();
 
   constructor(
     private readonly channel: DeltaChannel,
@@ -65,7 +68,21 @@ export class HttpClient {
   ) {
     channel.onResume(() => {
       for (const stream of this.streams.values()) stream.body?.resume();
+      wakeAll(this.waitingForClient);
     });
+  }
+
+  /**
+   * Resolves when a buffered body may take its next chunk: the answer budget
+   * has room and the client is reading (both wait only for the client).
+   * Rejects when the request is aborted first.
+   */
+  private async room(signal: AbortSignal): Promise<void> {
+    await this.answers.whenRoom(signal);
+    while (this.channel.isCongested()) {
+      await waitForWake(this.waitingForClient, signal);
+      await this.answers.whenRoom(signal);
+    }
   }
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
@@ -143,15 +160,14 @@ export class HttpClient {
       this.stream(params.requestId, response, controller, clear);
       return { ...head, bodyBase64: '' };
     }
-    const reservation = this.answers.growing();
     try {
-      const budget = { reservation, signal: controller.signal };
-      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length'], budget);
+      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length'], () =>
+        this.room(controller.signal),
+      );
       // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
-      // The line writer gives the reservation back once the answer is sent.
-      return { ...head, bodyBase64: new Base64Payload(body, reservation.release) };
+      // Held against the budget until the line writer has sent it.
+      return { ...head, bodyBase64: new Base64Payload(body, this.answers.hold(body.length)) };
     } catch {
-      reservation.release();
       throw controller.signal.reason === INPUT_ENDED
         ? Errors.httpInputEnded(valid.url.href, this.inputEndGraceMs)
         : Errors.httpBodyFailed();

@@ -6,7 +6,6 @@
  * that length as it arrives instead, and is garbage from then on.
  */
 import type { Dispatcher } from 'undici';
-import type { GrowingReservation } from '../answer-budget.js';
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -29,58 +28,51 @@ export function isBodilessLengthMismatch(status: number, error: unknown): boolea
   return (status === 204 || status === 304) && (error as { code?: string }).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
 }
 
-/** Where a body's bytes are counted against the connection's answer budget, before they are taken in. */
-export interface BodyBudget {
-  reservation: GrowingReservation;
-  /** The request's: a growth that waits ends when the request is aborted. */
-  signal: AbortSignal;
-}
+/**
+ * Resolves when the next chunk may be taken: the connection has room for
+ * answers (see `AnswerBudget.whenRoom`) and its client is reading. A body
+ * waiting here is not read, and undici stops reading its socket.
+ */
+export type Room = () => Promise<void>;
 
 /**
- * Reads `body` to its end. The buffer is made when the first chunk comes (a
- * HEAD answer declares a length and sends nothing); bytes beyond the declared
- * length, which undici would not pass on anyway, are kept too. Each chunk is
- * taken only once the budget holds it (a declared length is held at once): a
- * body waiting for the budget is not read, and undici stops reading its socket.
+ * Reads `body` to its end, taking each chunk once there is `room`. The buffer
+ * is made when the first chunk comes (a HEAD answer declares a length and
+ * sends nothing); bytes beyond the declared length, which undici would not
+ * pass on anyway, are kept too.
  */
-export async function readWholeBody(
-  body: Body,
-  status: number,
-  contentLength: string | string[] | undefined,
-  budget: BodyBudget,
-): Promise<Buffer> {
+export async function readWholeBody(body: Body, status: number, contentLength: string | string[] | undefined, room: Room): Promise<Buffer> {
   try {
-    return await readDeclared(body, contentLength, budget);
+    await room();
+    return await readDeclared(body, contentLength, room);
   } catch (error) {
     if (isBodilessLengthMismatch(status, error)) return Buffer.alloc(0);
     throw error;
   }
 }
 
-async function readUndeclared(body: Body, { reservation, signal }: BodyBudget): Promise<Buffer> {
+async function readUndeclared(body: Body, room: Room): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    await reservation.grow(chunk.length, signal);
     chunks.push(chunk);
+    await room(); // before the loop takes the next
   }
   return Buffer.concat(chunks);
 }
 
-async function readDeclared(body: Body, contentLength: string | string[] | undefined, budget: BodyBudget): Promise<Buffer> {
+async function readDeclared(body: Body, contentLength: string | string[] | undefined, room: Room): Promise<Buffer> {
   const length = declaredLength(contentLength);
-  if (length === undefined) return readUndeclared(body, budget);
+  if (length === undefined) return readUndeclared(body, room);
   let whole: Buffer | undefined;
   let filled = 0;
   const beyond: Buffer[] = [];
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (whole === undefined) await budget.reservation.grow(length, budget.signal);
     whole ??= Buffer.allocUnsafe(length);
     const fits = Math.min(chunk.length, length - filled);
     chunk.copy(whole, filled, 0, fits);
     filled += fits;
-    if (fits === chunk.length) continue;
-    await budget.reservation.grow(chunk.length - fits, budget.signal);
-    beyond.push(chunk.subarray(fits));
+    if (fits < chunk.length) beyond.push(chunk.subarray(fits));
+    await room(); // before the loop takes the next
   }
   const read = whole === undefined ? Buffer.alloc(0) : whole.subarray(0, filled);
   return beyond.length === 0 ? read : Buffer.concat([read, ...beyond]);

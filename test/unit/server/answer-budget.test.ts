@@ -70,77 +70,63 @@ describe('AnswerBudget', () => {
     );
   });
 
-  it('lets the oldest body grow past the limit, holds a younger one until it fits or is the oldest, and ends a wait on abort', async () => {
+  it('has room below its limit with nothing waiting, and wakes the waits for room once answers are given back', async () => {
     const budget = new AnswerBudget(10);
-    const older = budget.growing();
-    const younger = budget.growing();
-    await older.grow(8);
-    let youngerGrew = false;
-    const growing = younger.grow(5).then(() => (youngerGrew = true));
+    await budget.whenRoom(); // nothing held
+    const giveBackBody = budget.hold(12); // a body read whole, held whatever the limit
+    let roomAgain = false;
+    const waiting = budget.whenRoom().then(() => (roomAgain = true));
     await settled();
-    expect(youngerGrew).toBe(false); // 13 would not fit, and it is not the oldest
-    await older.grow(30); // the oldest never waits
-    expect(budget.reserved).toBe(38);
-    older.release();
-    await growing; // now the oldest
-    expect(budget.reserved).toBe(5);
-    const third = budget.growing();
+    expect(roomAgain).toBe(false);
     const controller = new AbortController();
-    const waiting = third.grow(20, controller.signal);
+    const aborted = budget.whenRoom(controller.signal);
     controller.abort(new Error('timed out'));
-    await expect(waiting).rejects.toThrow('timed out');
-    const released = third.grow(20);
-    third.release();
-    await expect(released).rejects.toThrow('released');
-    younger.release();
+    await expect(aborted).rejects.toThrow('timed out');
+    giveBackBody();
+    await waiting;
+    // A file waiting for its turn leaves no room either: bodies wait behind it, never it behind them.
+    const giveBackFile = await budget.reserve(8);
+    const big = budget.reserve(8);
+    let bodyGoesOn = false;
+    const body = budget.whenRoom().then(() => (bodyGoesOn = true));
+    await settled();
+    expect(bodyGoesOn).toBe(false);
+    giveBackFile();
+    (await big)();
+    await body;
     expect(budget.reserved).toBe(0);
   });
 
-  it('completes every mix of whole reservations and growing bodies, holding at most its limit beside the largest one', async () => {
-    const actor = fc.oneof(fc.record({ whole: fc.nat(30) }), fc.record({ steps: fc.array(fc.nat(12), { minLength: 1, maxLength: 5 }) }));
+  it('completes every mix of files and bodies, and gives everything back', async () => {
+    const answer = fc.oneof(fc.record({ file: fc.nat(30) }), fc.record({ body: fc.nat(30) }));
     await fc.assert(
-      fc.asyncProperty(fc.array(actor, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 30 }), async (actors, order) => {
+      fc.asyncProperty(fc.array(answer, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { maxLength: 30 }), async (answers, order) => {
         const LIMIT = 20;
         const budget = new AnswerBudget(LIMIT);
-        const holding = new Map<number, number>(); // what each actor holds, as this test counts it
-        const done: Array<() => void> = [];
-        let completed = 0;
-        const check = () => {
-          const sizes = [...holding.values()];
-          const total = sizes.reduce((sum, bytes) => sum + bytes, 0);
-          expect(total - Math.max(0, ...sizes)).toBeLessThanOrEqual(LIMIT);
-        };
-        const finish = (index: number, giveBack: () => void) => {
-          completed += 1;
-          done.push(() => {
+        const holding = new Map<number, number>(); // what each answer holds, as this test counts it
+        const sent: Array<() => void> = [];
+        let ready = 0;
+        const readied = (index: number, bytes: number, giveBack: () => void) => {
+          holding.set(index, bytes);
+          ready += 1;
+          sent.push(() => {
             holding.delete(index);
             giveBack();
           });
         };
-        actors.forEach((spec, index) => {
-          if ('whole' in spec) {
-            void budget.reserve(spec.whole).then((giveBack) => {
-              holding.set(index, spec.whole);
-              check();
-              finish(index, giveBack);
-            });
-            return;
+        answers.forEach((spec, index) => {
+          if ('file' in spec) {
+            void budget.reserve(spec.file).then((giveBack) => readied(index, spec.file, giveBack));
+          } else {
+            // A body takes its chunks while there is room, and is held once it is whole (beyond the limit if need be).
+            void budget.whenRoom().then(() => readied(index, spec.body, budget.hold(spec.body)));
           }
-          const body = budget.growing();
-          void (async () => {
-            for (const bytes of spec.steps) {
-              await body.grow(bytes);
-              holding.set(index, (holding.get(index) ?? 0) + bytes);
-              check();
-            }
-            finish(index, body.release);
-          })();
         });
-        for (let step = 0; completed < actors.length || done.length > 0; step++) {
+        for (let step = 0; ready < answers.length || sent.length > 0; step++) {
           await settled();
-          // Nothing to give back while some have not completed: they wait for each other.
-          expect(done.length > 0 || completed === actors.length).toBe(true);
-          done.splice((order[step % Math.max(order.length, 1)] ?? 0) % Math.max(done.length, 1), 1)[0]?.();
+          // Answers are waiting to be sent whenever some are not ready: nothing waits for anything else.
+          expect(sent.length > 0 || ready === answers.length).toBe(true);
+          sent.splice((order[step % Math.max(order.length, 1)] ?? 0) % Math.max(sent.length, 1), 1)[0]?.();
         }
         expect(budget.reserved).toBe(0);
       }),

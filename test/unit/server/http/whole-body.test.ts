@@ -1,7 +1,6 @@
 import http from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnswerBudget } from '../../../../src/server/answer-budget.js';
 import { readWholeBody } from '../../../../src/server/http/whole-body.js';
 import { closeLoopback, listenLoopback } from '../../../support/loopback.js';
 
@@ -30,13 +29,9 @@ beforeAll(async () => {
 });
 afterAll(() => closeLoopback(web));
 
-async function whole(path: string, method: 'GET' | 'HEAD' = 'GET', budget = new AnswerBudget(Number.POSITIVE_INFINITY)): Promise<Buffer> {
+async function whole(path: string, method: 'GET' | 'HEAD' = 'GET', room = () => Promise.resolve()): Promise<Buffer> {
   const response = await request(`${base}${path}`, { method });
-  const reservation = budget.growing();
-  return readWholeBody(response.body, response.statusCode, response.headers['content-length'], {
-    reservation,
-    signal: new AbortController().signal,
-  });
+  return readWholeBody(response.body, response.statusCode, response.headers['content-length'], room);
 }
 
 describe('readWholeBody', () => {
@@ -56,11 +51,15 @@ describe('readWholeBody', () => {
     await expect(whole('/short')).rejects.toThrow();
   });
 
-  it('holds the whole declared length, or each chunk of a chunked body, against the budget before taking it', async () => {
+  it('asks for room before each chunk it takes, and fails when the wait for room does', async () => {
     for (const path of ['/declared', '/chunked']) {
-      const budget = new AnswerBudget(1);
-      expect((await whole(path, 'GET', budget)).equals(BODY)).toBe(true);
-      expect(budget.reserved).toBe(BODY.length); // held until the answer is sent (released by the caller)
+      let asked = 0;
+      const room = async () => {
+        asked += 1;
+      };
+      expect((await whole(path, 'GET', room)).equals(BODY)).toBe(true);
+      expect(asked).toBeGreaterThan(1); // before the first chunk and after each
+      await expect(whole(path, 'GET', () => Promise.reject(new Error('aborted')))).rejects.toThrow('aborted');
     }
   });
 });
