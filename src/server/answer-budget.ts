@@ -21,6 +21,8 @@ export const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
 
 export class AnswerBudget {
   private held = 0;
+  /** What each answer held now holds (see `hasRoom`). */
+  private readonly answers: number[] = [];
   private readonly waiting: { bytes: number; grant: () => void }[] = [];
   private readonly roomWaiters = new Set<() => void>();
 
@@ -46,26 +48,30 @@ export class AnswerBudget {
   /** Holds `bytes` at once, whatever is held already (a body already read); returns what gives them back (once). */
   hold(bytes: number): () => void {
     this.held += bytes;
+    this.answers.push(bytes);
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.held -= bytes;
+      this.answers.splice(this.answers.indexOf(bytes), 1);
       this.grantWaiting();
     };
   }
 
   /**
-   * Resolves once there is room: less than the limit held and no reservation
-   * waiting (those wait only for answers to be sent, so neither does this).
-   * Rejects with `signal`'s reason if it aborts first.
+   * Resolves once there is room: less than the limit held besides the largest
+   * answer (one answer, however large, is the one being sent to a client that
+   * may well be reading: a body must not wait for a large file to go). Files
+   * waiting for their turn do not count: a body must not starve behind a run
+   * of them. Rejects with `signal`'s reason if it aborts first.
    */
   whenRoom(signal?: AbortSignal): Promise<void> {
     return this.hasRoom() ? Promise.resolve() : waitForWake(this.roomWaiters, signal);
   }
 
   private hasRoom(): boolean {
-    return this.held < this.limitBytes && this.waiting.length === 0;
+    return this.held - this.answers.reduce((largest, bytes) => Math.max(largest, bytes), 0) < this.limitBytes;
   }
 
   private fits(bytes: number): boolean {

@@ -176,7 +176,10 @@ export class LineMessageWriter extends AbstractMessageWriter {
     for (let offset = 0; offset < bytes.length && !this.closed; offset += SLICE_BYTES) {
       const slice = bytes.subarray(offset, offset + SLICE_BYTES).toString('base64');
       // Base64 is ASCII: written as latin1 it is copied as it is, not UTF-8 encoded (npm run bench -- --only blocks).
-      if (!this.output.write(slice, 'latin1')) await this.drained();
+      if (!this.output.write(slice, 'latin1')) {
+        await this.drained();
+        this.afterFlush(); // the slices written may have been what congested the output
+      }
     }
     this.output.write(tail, this.afterFlush);
     payload.release();
