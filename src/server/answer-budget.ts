@@ -21,12 +21,17 @@ export const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
 
 export class AnswerBudget {
   private held = 0;
-  /** What each answer held now holds (see `hasRoom`). */
-  private readonly answers: number[] = [];
+  /**
+   * What each answer held now holds (see `hasRoom`). Not kept for a budget
+   * without a limit: an in-process executor's answers are never given back.
+   */
+  private readonly answers: number[] | undefined;
   private readonly waiting: { bytes: number; grant: () => void }[] = [];
   private readonly roomWaiters = new Set<() => void>();
 
-  constructor(private readonly limitBytes: number) {}
+  constructor(private readonly limitBytes: number) {
+    this.answers = Number.isFinite(limitBytes) ? [] : undefined;
+  }
 
   /** Bytes reserved and not yet given back. */
   get reserved(): number {
@@ -48,13 +53,13 @@ export class AnswerBudget {
   /** Holds `bytes` at once, whatever is held already (a body already read); returns what gives them back (once). */
   hold(bytes: number): () => void {
     this.held += bytes;
-    this.answers.push(bytes);
+    this.answers?.push(bytes);
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.held -= bytes;
-      this.answers.splice(this.answers.indexOf(bytes), 1);
+      this.answers?.splice(this.answers.indexOf(bytes), 1);
       this.grantWaiting();
     };
   }
@@ -71,6 +76,7 @@ export class AnswerBudget {
   }
 
   private hasRoom(): boolean {
+    if (this.answers === undefined) return true;
     return this.held - this.answers.reduce((largest, bytes) => Math.max(largest, bytes), 0) < this.limitBytes;
   }
 
