@@ -200,7 +200,7 @@ describe.concurrent('backpressure on buffered HTTP bodies', () => {
     const BODY_BYTES = 8 * MiB;
     const COUNT = 12; // 96 MiB: a server without the budget took in every body and held it
     const body = randomBytes(BODY_BYTES);
-    // Half declare their length, half come chunked: the budget holds a declared length at once, a chunked body as it grows.
+    // Half declare their length, half come chunked: both take each chunk only while there is room.
     const web = http.createServer((request, response) => {
       if (request.url === '/declared') response.setHeader('content-length', BODY_BYTES);
       response.end(body);
