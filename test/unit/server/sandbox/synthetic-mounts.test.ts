@@ -17,6 +17,12 @@ const confinement = (synthetic: string[], readOnly: string[] = []): Confinement 
   noNetwork: false,
 });
 
+/** Lets go of `held` and does at once the removals a later turn would do. */
+function letGo(mounts: SyntheticMounts, held: { release(): void }): void {
+  held.release();
+  mounts.flush();
+}
+
 describe('SyntheticMounts', () => {
   it('makes a stand-in marked, and removes it when its last holder lets go', () => {
     const stand = path.join(root, '.git');
@@ -31,8 +37,7 @@ describe('SyntheticMounts', () => {
     first.release(); // once only
     mounts.flush();
     expect(fs.existsSync(stand)).toBe(true);
-    second.release();
-    mounts.flush(); // what the next turn of the loop does
+    letGo(mounts, second); // what the next turn of the loop does
     expect(fs.existsSync(stand)).toBe(false);
   });
 
@@ -72,14 +77,12 @@ describe('SyntheticMounts', () => {
     fs.writeFileSync(claim(`${namespace}-${process.pid}-999999`), ''); // a dead server that had this pid: not one of ours
     fs.writeFileSync(claim(`${namespace}-${process.ppid}-1`), ''); // alive: kept
     fs.writeFileSync(claim(`1-${gone}-1`), ''); // another pid namespace, where that pid may be alive: kept
-    held.release();
-    mounts.flush();
+    letGo(mounts, held);
     expect(fs.readdirSync(stand).sort()).toEqual(
       [`.exec-server-claim-${namespace}-${process.ppid}-1`, `.exec-server-claim-1-${gone}-1`].sort(),
     );
     for (const name of fs.readdirSync(stand)) fs.rmSync(path.join(stand, name));
-    mounts.hold(confinement([stand])).release();
-    mounts.flush();
+    letGo(mounts, mounts.hold(confinement([stand])));
     expect(fs.existsSync(stand)).toBe(false);
   });
 
@@ -89,8 +92,7 @@ describe('SyntheticMounts', () => {
     const held = mounts.hold(confinement([], [stand]));
     expect(held.confinement).toMatchObject({ readOnly: [], synthetic: [stand] });
     expect(fs.statSync(stand).mode & 0o7777).toBe(0o1700);
-    held.release();
-    mounts.flush();
+    letGo(mounts, held);
     expect(fs.existsSync(stand)).toBe(false);
   });
 
@@ -98,8 +100,7 @@ describe('SyntheticMounts', () => {
     const stand = path.join(root, '.aws');
     fs.mkdirSync(stand, 0o000);
     const mounts = new SyntheticMounts();
-    mounts.hold(confinement([stand])).release();
-    mounts.flush();
+    letGo(mounts, mounts.hold(confinement([stand])));
     expect(fs.existsSync(stand)).toBe(false);
   });
 
@@ -112,8 +113,7 @@ describe('SyntheticMounts', () => {
     expect(again.confinement).toMatchObject({ readOnly: [], synthetic: [stand] });
     mounts.flush();
     expect(fs.statSync(stand).mode & 0o7777).toBe(0o1700);
-    again.release();
-    mounts.flush();
+    letGo(mounts, again);
     expect(fs.existsSync(stand)).toBe(false);
   });
 
@@ -121,15 +121,13 @@ describe('SyntheticMounts', () => {
     const users = path.join(root, 'users');
     fs.mkdirSync(users);
     const mounts = new SyntheticMounts();
-    mounts.hold(confinement([users])).release();
-    mounts.flush();
+    letGo(mounts, mounts.hold(confinement([users])));
     expect(fs.existsSync(users)).toBe(true);
     const stand = path.join(root, '.codex');
     const held = mounts.hold(confinement([stand]));
     fs.chmodSync(stand, 0o700);
     fs.writeFileSync(path.join(stand, 'kept'), '');
-    held.release();
-    mounts.flush();
+    letGo(mounts, held);
     expect(fs.readdirSync(stand)).toEqual(['kept']);
   });
 });
