@@ -13,8 +13,8 @@ import { listenOurs } from './support/websocket-server.js';
  * The tests here run side by side (each has a server of its own, and much of their time is a stall
  * that waits): a server is disposed when its own test ends.
  */
-async function serverFor({ onTestFinished }: TestContext): Promise<ServerProcess> {
-  const server = await ServerProcess.started();
+async function serverFor({ onTestFinished }: TestContext, args: string[] = []): Promise<ServerProcess> {
+  const server = await ServerProcess.started(args);
   onTestFinished(() => server.dispose());
   return server;
 }
@@ -26,14 +26,22 @@ function rssBytes(pid: number): number {
 
 const MiB = 1024 * 1024;
 /**
- * What the stalled client is sent: twice the growth allowed, so that a server that kept reading
- * during the stall fails; no more, for the suite's time.
+ * What the stalled client is sent: a server that kept reading during the stall took all of it in
+ * and grew by more (52-64 MiB, against 3-14 MiB while it holds back); no more, for the suite's time.
  */
-const FLOOD_BYTES = 128 * MiB;
-const BODY_BYTES = 128 * MiB; // twice the growth allowed: a server that kept reading would take it all in during the stall
+const FLOOD_BYTES = 32 * MiB;
+const BODY_BYTES = 32 * MiB;
+const STALL_GROWTH_BYTES = 32 * MiB;
+/**
+ * The answer budget of the servers that test it: a quarter of the default 64 MiB, with answers a
+ * quarter of the size, tests the same bound for a quarter of the bytes (the flag's default is
+ * tested in test/unit/cli/args.test.ts).
+ */
+const BUDGET_BYTES = 16 * MiB;
+const BUDGET_ARGS = ['--answer-budget-bytes', String(BUDGET_BYTES)];
 
 describe.concurrent('backpressure', () => {
-  it('holds a 128 MiB writer back while the client stalls, then delivers every byte', async (context) => {
+  it('holds a 32 MiB writer back while the client stalls, then delivers every byte', async (context) => {
     const { expect } = context;
     const server = await serverFor(context);
     server.keepOutput = false;
@@ -45,13 +53,13 @@ describe.concurrent('backpressure', () => {
       method: 'process/start',
       params: { processId: 'flood', argv: ['head', '-c', String(FLOOD_BYTES), '/dev/zero'], cwd: '/', env: {}, tty: false },
     });
-    // The scenario itself is a client that reads nothing for 3 s: a server that kept reading would take in over 64 MiB at any rate above 22 MiB/s.
+    // The scenario itself is a client that reads nothing for 3 s: a server that kept reading would take in all 32 MiB at any rate above 11 MiB/s.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const stalled = rssBytes(pid);
     server.child.stdout.resume();
     await server.waitClosed('flood', 60_000);
     expect(server.outputBytes.get('flood')).toBe(FLOOD_BYTES);
-    expect(stalled - before).toBeLessThan(64 * MiB);
+    expect(stalled - before).toBeLessThan(STALL_GROWTH_BYTES);
   }, 90_000);
 });
 
@@ -86,8 +94,8 @@ interface StallableClient {
 }
 
 /** Over stdio, each request a write of its own, a little apart: a read takes one line. */
-async function overStdio(context: TestContext): Promise<StallableClient> {
-  const server = await serverFor(context);
+async function overStdio(context: TestContext, args: string[] = []): Promise<StallableClient> {
+  const server = await serverFor(context, args);
   const answers = new Map();
   server.child.stdout.on('data', () => {
     for (const message of server.messages.splice(0)) if ('id' in message) answers.set(message.id, message);
@@ -140,7 +148,7 @@ describe.concurrent.each([
 ])('backpressure on answers (%s)', (_name, connect) => {
   it('stops reading requests while a client that sent 300 fs/readFile reads nothing, then answers them all', async (context) => {
     const { expect } = context;
-    const FILE_BYTES = 256 * 1024;
+    const FILE_BYTES = 64 * 1024;
     const COUNT = 300;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-held-')), 'blob');
     fs.writeFileSync(file, Buffer.alloc(FILE_BYTES, 'x'));
@@ -151,9 +159,10 @@ describe.concurrent.each([
       for (let i = 0; i < COUNT; i++) await client.send({ id: `r${i}`, method: 'fs/readFile', params: { path: file } });
       // The server has done what it will while nobody reads: it reads no more files.
       const last = await readingSettled(client.pid, readBefore + 16 * FILE_BYTES);
-      // A server that kept reading took in all 300 (75 MiB of files, 100 MiB of answers).
+      // A server that kept reading took in all 300 (19 MiB of files, 25 MiB of answers); one that holds
+      // back, 67-113 of them and 8-13 MiB.
       expect((last - readBefore) / FILE_BYTES).toBeLessThan(COUNT / 2);
-      expect(rssBytes(client.pid) - rssBefore).toBeLessThan(48 * MiB);
+      expect(rssBytes(client.pid) - rssBefore).toBeLessThan(24 * MiB);
       client.resumeReading();
       const ids = Array.from({ length: COUNT }, (_, i) => `r${i}`);
       await vi.waitFor(() => expect(ids.filter((id) => !client.answers.has(id))).toEqual([]), { timeout: 30_000, interval: 50 });
@@ -167,13 +176,13 @@ describe.concurrent.each([
 });
 
 describe.concurrent('backpressure on large answers', () => {
-  it('holds the files read for a client that reads nothing to about 64 MiB, then sends every one whole', async (context) => {
+  it('holds the files read for a client that reads nothing to about its budget, then sends every one whole', async (context) => {
     const { expect } = context;
-    const FILE_BYTES = 8 * MiB;
-    const COUNT = 16; // 128 MiB, and fewer than the requests read before the input hold: only the answer budget stops them
+    const FILE_BYTES = BUDGET_BYTES / 8;
+    const COUNT = 16; // twice the budget, and fewer than the requests read before the input hold: only the budget stops them
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-large-')), 'blob');
     fs.writeFileSync(file, randomBytes(FILE_BYTES));
-    const client = await overStdio(context);
+    const client = await overStdio(context, BUDGET_ARGS);
     try {
       const [rssBefore, readBefore] = [rssBytes(client.pid), bytesRead(client.pid)];
       client.stopReading();
@@ -181,7 +190,7 @@ describe.concurrent('backpressure on large answers', () => {
       const last = await readingSettled(client.pid, readBefore + 4 * FILE_BYTES);
       // A server without the budget read all 16 and held them.
       expect((last - readBefore) / FILE_BYTES).toBeLessThan(12);
-      expect(rssBytes(client.pid) - rssBefore).toBeLessThan(112 * MiB);
+      expect(rssBytes(client.pid) - rssBefore).toBeLessThan(14 * FILE_BYTES);
       client.resumeReading();
       const ids = Array.from({ length: COUNT }, (_, i) => `big${i}`);
       await vi.waitFor(() => expect(ids.filter((id) => !client.answers.has(id))).toEqual([]), { timeout: 30_000, interval: 50 });
@@ -195,10 +204,10 @@ describe.concurrent('backpressure on large answers', () => {
 });
 
 describe.concurrent('backpressure on buffered HTTP bodies', () => {
-  it('stops taking in buffered bodies for a client that reads nothing once 64 MiB of answers wait, then answers every one whole', async (context) => {
+  it('stops taking in buffered bodies for a client that reads nothing once its budget of answers wait, then answers every one whole', async (context) => {
     const { expect } = context;
-    const BODY_BYTES = 8 * MiB;
-    const COUNT = 12; // 96 MiB: a server without the budget took in every body and held it
+    const BODY_BYTES = BUDGET_BYTES / 8;
+    const COUNT = 12; // one and a half budgets: a server without the budget took in every body and held it
     const body = randomBytes(BODY_BYTES);
     // Half declare their length, half come chunked: both take each chunk only while there is room.
     const web = http.createServer((request, response) => {
@@ -206,14 +215,14 @@ describe.concurrent('backpressure on buffered HTTP bodies', () => {
       response.end(body);
     });
     const base = await listenLoopback(web);
-    const client = await overStdio(context);
+    const client = await overStdio(context, BUDGET_ARGS);
     try {
       const readBefore = bytesRead(client.pid);
       client.stopReading();
       for (let i = 0; i < COUNT; i++) {
         const url = `${base}/${i % 2 === 0 ? 'declared' : 'chunked'}`;
         await client.send({ id: `h${i}`, method: 'http/request', params: { method: 'GET', url, requestId: `h${i}` } });
-        // One body after the other until the budget is full: 64 MiB besides the largest answer, which may
+        // One body after the other until the budget is full: 8 bodies besides the largest answer, which may
         // be on its way (a body still coming in holds nothing, so bodies read side by side all go on).
         const expected = readBefore + Math.min(i + 1, 9) * BODY_BYTES;
         await vi.waitFor(() => expect(bytesRead(client.pid)).toBeGreaterThanOrEqual(expected), { timeout: 20_000, interval: 10 });
@@ -239,10 +248,11 @@ describe.concurrent('answers that wait only for the client', () => {
     const { expect } = context;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-body-wait-'));
     const [file, flag] = [path.join(dir, 'file'), path.join(dir, 'flag')];
-    fs.writeFileSync(file, Buffer.alloc(30 * MiB, 1));
-    // 40 MiB at once, the rest once the flag exists: with the 30 MiB file, more than the budget's 64 MiB.
+    const [FILE_BYTES, HEAD_BYTES] = [BUDGET_BYTES / 2, (BUDGET_BYTES * 5) / 8];
+    fs.writeFileSync(file, Buffer.alloc(FILE_BYTES, 1));
+    // Most of the body at once, the rest once the flag exists: with the file, more than the budget.
     const web = http.createServer((_request, response) => {
-      response.write(Buffer.alloc(40 * MiB, 97));
+      response.write(Buffer.alloc(HEAD_BYTES, 97));
       const poll = setInterval(() => {
         if (!fs.existsSync(flag)) return;
         clearInterval(poll);
@@ -251,19 +261,19 @@ describe.concurrent('answers that wait only for the client', () => {
       response.on('close', () => clearInterval(poll));
     });
     const base = await listenLoopback(web);
-    const server = await serverFor(context);
+    const server = await serverFor(context, BUDGET_ARGS);
     try {
-      // Generous waits: the suite runs this beside other heavy tests, and 100 MiB of answers go through.
+      // Generous waits: the suite runs this beside other heavy tests.
       const answer = (id: string, method: string, params: unknown) => {
         server.send({ id, method, params });
         return server.waitFor((message) => message.id === id && !('method' in message), 45_000);
       };
       const body = answer('h', 'http/request', { method: 'GET', url: `${base}/`, requestId: 'h' });
-      await vi.waitFor(() => expect(bytesRead(server.child.pid!)).toBeGreaterThan(40 * MiB), { timeout: 20_000, interval: 50 });
+      await vi.waitFor(() => expect(bytesRead(server.child.pid!)).toBeGreaterThan(HEAD_BYTES), { timeout: 20_000, interval: 50 });
       const read = await answer('read', 'fs/readFile', { path: file });
-      expect(read.result.dataBase64.length).toBe(Math.ceil((30 * MiB) / 3) * 4);
+      expect(read.result.dataBase64.length).toBe(Math.ceil(FILE_BYTES / 3) * 4);
       expect((await answer('flag', 'fs/writeFile', { path: flag, dataBase64: '' })).result).toEqual({});
-      expect((await body).result.bodyBase64.length).toBe(Math.ceil((40 * MiB + 3) / 3) * 4);
+      expect((await body).result.bodyBase64.length).toBe(Math.ceil((HEAD_BYTES + 3) / 3) * 4);
     } finally {
       await closeLoopback(web);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -345,7 +355,7 @@ describe.concurrent('backpressure on streamed HTTP bodies', () => {
       }, 60_000);
       expect(done.params.error).toBeNull();
       expect(received).toBe(total);
-      expect(stalled - before).toBeLessThan(64 * MiB);
+      expect(stalled - before).toBeLessThan(STALL_GROWTH_BYTES);
     } finally {
       await closeLoopback(web);
     }

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { ANSWER_BUDGET_BYTES } from '../server/answer-budget.js';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
 import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
 import { DEFAULT_DETACHED_TTL_MS } from '../server/session-registry.js';
@@ -15,6 +16,8 @@ export interface CliOptions {
   version: boolean;
   logLevel: LogLevel;
   maxLineBytes: number;
+  /** Bytes of answers a connection holds for a client that is not reading (see `server/answer-budget.ts`). */
+  answerBudgetBytes: number;
   retentionMs: number | undefined;
   bwrap: string | undefined;
   /** Undefined for stdio. */
@@ -50,6 +53,8 @@ Options:
                           0: end it at once)
   --log-level LEVEL       error | warn | info | debug (default: warn; env EXEC_SERVER_LOG)
   --max-line-bytes N      longest accepted input line (default: ${DEFAULT_MAX_LINE_BYTES}, minimum ${MIN_MAX_LINE_BYTES})
+  --answer-budget-bytes N bytes of fs/readFile answers and buffered http/request bodies a connection
+                          holds while its client is not reading (default: ${ANSWER_BUDGET_BYTES}, minimum 1)
   --retention-ms N        how long a closed process stays readable (default: ${RETENTION_AFTER_CLOSE_MS[1]} for
                           generation-1 clients, ${RETENTION_AFTER_CLOSE_MS[2]} for generation 2, as the references)
   --bwrap PATH            the bubblewrap that enforces sandbox policies (default: bwrap on PATH)
@@ -64,6 +69,7 @@ function cliOptions(env: NodeJS.ProcessEnv) {
     listen: { type: 'string', default: 'stdio' },
     'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
     'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
+    'answer-budget-bytes': { type: 'string', default: String(ANSWER_BUDGET_BYTES) },
     'retention-ms': { type: 'string' },
     bwrap: { type: 'string' },
     'ws-auth': { type: 'string' },
@@ -113,8 +119,15 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       `--max-line-bytes: expected an integer from ${MIN_MAX_LINE_BYTES} to ${Number.MAX_SAFE_INTEGER}, got "${values['max-line-bytes']}"`,
     );
   }
+  const answerBudgetBytes = decimal(values['answer-budget-bytes']);
+  if (!Number.isSafeInteger(answerBudgetBytes) || answerBudgetBytes < 1) {
+    throw new UsageError(
+      `--answer-budget-bytes: expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got "${values['answer-budget-bytes']}"`,
+    );
+  }
   const retentionMs = values['retention-ms'] === undefined ? undefined : nonNegativeInteger(values, 'retention-ms');
-  return { help: values.help!, version: values.version!, logLevel: level, maxLineBytes, retentionMs, bwrap: values.bwrap, webSocket };
+  const { help, version, bwrap } = values;
+  return { help: help!, version: version!, logLevel: level, maxLineBytes, answerBudgetBytes, retentionMs, bwrap, webSocket };
 }
 
 type Values = ReturnType<typeof parseCliArgs>['values'];

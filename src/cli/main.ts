@@ -88,6 +88,7 @@ function main(): void {
   });
   const serverOptions = {
     maxLineBytes: options.maxLineBytes,
+    answerBudgetBytes: options.answerBudgetBytes,
     retentionMs: options.retentionMs,
     bwrap: options.bwrap,
     extraCaCerts,

@@ -32,6 +32,11 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   input: Readable;
   output: Writable;
   maxLineBytes?: number;
+  /**
+   * Bytes of `fs/readFile` answers and buffered HTTP bodies this connection holds for a client
+   * that is not reading (default `ANSWER_BUDGET_BYTES`; see `answer-budget.ts`).
+   */
+  answerBudgetBytes?: number;
   /** The input's lines are messages the peer framed itself (a WebSocket's): a blank one is answered with a parse error, not skipped. */
   blankLinesAreMessages?: boolean;
   logger?: Logger;
@@ -93,7 +98,7 @@ export class ExecServer {
         onResume: (listener) => this.writer.onDrain(listener),
       },
       // Its answers go through the line writer, which gives back what they reserved once they are sent.
-      { ...options, runtime: this.runtime, logger: this.logger, answerBudgetBytes: ANSWER_BUDGET_BYTES },
+      { ...options, runtime: this.runtime, logger: this.logger, answerBudgetBytes: options.answerBudgetBytes ?? ANSWER_BUDGET_BYTES },
     );
     this.reader = new LineMessageReader(options.input, {
       maxLineBytes: options.maxLineBytes,

@@ -23,11 +23,19 @@ describe('parseCli', () => {
 
   it('takes numbers as plain decimal digits only, within their bounds', () => {
     for (const bad of ['', ' 5 ', '0x10', '1e3', '0b1', '-1', '1.5', '99999999999999999999'])
-      for (const flag of ['--retention-ms', '--max-line-bytes'])
+      for (const flag of ['--retention-ms', '--max-line-bytes', '--answer-budget-bytes'])
         expect(() => parseCli([`${flag}=${bad}`], {}), `${flag}=${bad}`).toThrow(UsageError);
     expect(parseCli(['--retention-ms', '007'], {}).retentionMs).toBe(7);
     expect(parseCli(['--max-line-bytes', String(64 * 1024 * 1024)], {}).maxLineBytes).toBe(64 * 1024 * 1024);
     expect(() => parseCli(['--listen', 'ws://127.0.0.1:0', '--detached-session-ttl-ms', '1e3'], {})).toThrow(UsageError);
+  });
+
+  it('holds 64 MiB of answers for a client that is not reading unless --answer-budget-bytes says otherwise', () => {
+    expect(parseCli([], {}).answerBudgetBytes).toBe(64 * 1024 * 1024);
+    expect(parseCli(['--answer-budget-bytes', '1'], {}).answerBudgetBytes).toBe(1);
+    expect(() => parseCli(['--answer-budget-bytes', '0'], {})).toThrow(
+      `--answer-budget-bytes: expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got "0"`,
+    );
   });
 
   it('refuses the WebSocket flags over stdio instead of ignoring them, and takes stdio:// as stdio', () => {
