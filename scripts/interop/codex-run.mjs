@@ -57,7 +57,8 @@ function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog, webSocket) {
         : [
             `program = ${tomlString(process.execPath)}`,
             `args = [${tomlString(TAP)}]`,
-            `env = ${tomlTable({ ...serverEnv, TAP_TARGET_ARGV: JSON.stringify(serverArgv), TAP_LOG: tapLog })}`,
+            // The server's PATH is the caller's, without Codex's stand-in directory (see runCodex).
+            `env = ${tomlTable({ PATH: process.env.PATH ?? '', ...serverEnv, TAP_TARGET_ARGV: JSON.stringify(serverArgv), TAP_LOG: tapLog })}`,
           ]),
       '',
     ].join('\n'),
@@ -109,7 +110,13 @@ export async function runCodex({
   // was left behind).
   const userHome = path.join(runDir, 'user-home');
   fs.mkdirSync(userHome, { recursive: true });
-  const env = { ...process.env, CODEX_HOME: home, HOME: userHome };
+  // Codex looks up the OS at start (the os_info crate) by running `lsb_release -a` three times, a
+  // shell script that forks eight more programs each time: about a tenth of a case's CPU, taken from
+  // the cases beside it. A stand-in that fails at once sends os_info to /etc/os-release instead.
+  const standIns = path.join(runDir, 'codex-path');
+  fs.mkdirSync(standIns);
+  fs.writeFileSync(path.join(standIns, 'lsb_release'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+  const env = { ...process.env, CODEX_HOME: home, HOME: userHome, PATH: `${standIns}:${process.env.PATH ?? ''}` };
   // A real key in the caller's environment must not matter (and must not be sent anywhere).
   delete env.OPENAI_API_KEY;
   delete env.CODEX_API_KEY;
