@@ -89,6 +89,7 @@ describe('a server that leaves a daemon holding its stdout (a wrapper, ssh, dock
     try {
       await body({ ...process.env, FAKE_DAEMON_PIDFILE: pidFile });
     } finally {
+      expect(fs.existsSync(pidFile), 'the fake server never started its daemon').toBe(true);
       const pid = Number(fs.readFileSync(pidFile, 'utf8'));
       fs.rmSync(pidFile);
       process.kill(pid, 'SIGKILL');
@@ -99,7 +100,9 @@ describe('a server that leaves a daemon holding its stdout (a wrapper, ssh, dock
   it('spawn gives up when initialize is not answered in time, instead of waiting for the daemon', async () => {
     await withDaemon(async (env) => {
       const started = Date.now();
-      const spawned = ExecServerClient.spawn({ command: process.execPath, args: [FAKE, 'silent-daemon'], env, initializeTimeoutMs: 300 });
+      // Long enough for the fake server to start its daemon on a loaded machine (with 300 ms, a run
+      // beside other heavy tests once gave up before the daemon existed, and tested nothing).
+      const spawned = ExecServerClient.spawn({ command: process.execPath, args: [FAKE, 'silent-daemon'], env, initializeTimeoutMs: 2000 });
       await expect(spawned).rejects.toMatchObject({ kind: 'handshakeTimeout' });
       expect(Date.now() - started).toBeLessThan(5000);
     });
