@@ -57,7 +57,9 @@ function writeConfig(home, baseUrl, serverArgv, serverEnv, tapLog, webSocket) {
         : [
             `program = ${tomlString(process.execPath)}`,
             `args = [${tomlString(TAP)}]`,
-            // The server's PATH is the caller's, without Codex's stand-in directory (see runCodex).
+            // The server's PATH is the caller's: not Codex's, which has the stand-in directory (see
+            // runCodex) and the directories Codex puts first itself. Codex sends no PATH of its own
+            // for the commands (envPolicy inherit "all" in the tap logs): they get the server's.
             `env = ${tomlTable({ PATH: process.env.PATH ?? '', ...serverEnv, TAP_TARGET_ARGV: JSON.stringify(serverArgv), TAP_LOG: tapLog })}`,
           ]),
       '',

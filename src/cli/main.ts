@@ -24,7 +24,13 @@ function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
 /** WebSocket mode: a session per connection until a signal; stdin is not read. */
 async function serveWebSocket(
   options: WebSocketCli,
-  server: { maxLineBytes: number; retentionMs: number | undefined; bwrap: string | undefined; extraCaCerts: ExtraCaCerts | undefined },
+  server: {
+    maxLineBytes: number;
+    answerBudgetBytes: number;
+    retentionMs: number | undefined;
+    bwrap: string | undefined;
+    extraCaCerts: ExtraCaCerts | undefined;
+  },
   runtime: ProcessRuntime,
   logger: Logger,
 ): Promise<void> {
