@@ -5,8 +5,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const ci = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
 
 /**
- * The longest files first (a fresh clone has no timings for vitest to go by): the interop file
- * alone takes about a sixth of the run, and started last it made the tail of the run. The heavy
+ * The longest files first (a fresh clone has no timings for vitest to go by): the interop file,
+ * the longest, started last made the tail of the run. The heavy
  * ones (below) come first among them: a worker of the shared project ends when the next file in
  * the queue is of the other project, so alternating them started a shared worker again and again.
  */
@@ -23,10 +23,10 @@ class LongestFirst extends BaseSequencer {
 }
 
 /**
- * Files that leave their worker 100-900 MiB larger (answers of 400 MiB, floods read whole): freed
+ * Files that leave their worker hundreds of MiB larger (large answers, floods read whole): freed
  * memory stays with the process (glibc does not give a fragmented heap back), and every later spawn
- * in that worker copies its page tables (a spawn took 39 ms of CPU at 650 MiB, 14 ms at 47). Each
- * runs in a process of its own, which ends with it.
+ * in that worker copies its page tables, which costs CPU in proportion to its size. Each runs in a
+ * process of its own, which ends with it.
  */
 const HEAVY = ['client-large-answers', 'backpressure', 'fs', 'interop', 'websocket'].map((name) => `test/${name}.test.ts`);
 

@@ -113,8 +113,8 @@ export async function runCodex({
   const userHome = path.join(runDir, 'user-home');
   fs.mkdirSync(userHome, { recursive: true });
   // Codex looks up the OS at start (the os_info crate) by running `lsb_release -a` three times, a
-  // shell script that forks eight more programs each time: about a tenth of a case's CPU, taken from
-  // the cases beside it. A stand-in that fails at once sends os_info to /etc/os-release instead.
+  // shell script that forks eight more programs each time: CPU taken from the cases beside it. A
+  // stand-in that fails at once sends os_info to /etc/os-release instead.
   const standIns = path.join(runDir, 'codex-path');
   fs.mkdirSync(standIns);
   fs.writeFileSync(path.join(standIns, 'lsb_release'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
