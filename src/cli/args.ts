@@ -113,19 +113,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     const source = argv.some((arg) => arg === '--log-level' || arg.startsWith('--log-level=')) ? '--log-level' : 'EXEC_SERVER_LOG';
     throw new UsageError(`${source}: expected error, warn, info or debug, got "${level}"`);
   }
-  const maxLineBytes = decimal(values['max-line-bytes']);
-  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < MIN_MAX_LINE_BYTES) {
-    throw new UsageError(
-      `--max-line-bytes: expected an integer from ${MIN_MAX_LINE_BYTES} to ${Number.MAX_SAFE_INTEGER}, got "${values['max-line-bytes']}"`,
-    );
-  }
-  const answerBudgetBytes = decimal(values['answer-budget-bytes']);
-  if (!Number.isSafeInteger(answerBudgetBytes) || answerBudgetBytes < 1) {
-    throw new UsageError(
-      `--answer-budget-bytes: expected an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got "${values['answer-budget-bytes']}"`,
-    );
-  }
-  const retentionMs = values['retention-ms'] === undefined ? undefined : nonNegativeInteger(values, 'retention-ms');
+  const maxLineBytes = integerIn(values, 'max-line-bytes', MIN_MAX_LINE_BYTES, Number.MAX_SAFE_INTEGER);
+  const answerBudgetBytes = integerIn(values, 'answer-budget-bytes', 1, Number.MAX_SAFE_INTEGER);
+  const retentionMs = values['retention-ms'] === undefined ? undefined : integerIn(values, 'retention-ms', 0, MAX_TIMER_MS);
   const { help, version, bwrap } = values;
   return { help: help!, version: version!, logLevel: level, maxLineBytes, answerBudgetBytes, retentionMs, bwrap, webSocket };
 }
@@ -150,10 +140,16 @@ function refuseWebSocketFlags(values: Values): void {
   if (given !== undefined) throw new UsageError(`--${given} applies only to --listen ws://IP:PORT`);
 }
 
-function nonNegativeInteger(values: Values, flag: 'retention-ms' | 'detached-session-ttl-ms'): number {
+/** The numeric flag `flag`, from `min` to `max`; a UsageError naming the flag and what it got otherwise. */
+function integerIn(
+  values: Values,
+  flag: 'max-line-bytes' | 'answer-budget-bytes' | 'retention-ms' | 'detached-session-ttl-ms',
+  min: number,
+  max: number,
+): number {
   const value = decimal(values[flag]);
-  if (!Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
-    throw new UsageError(`--${flag}: expected an integer from 0 to ${MAX_TIMER_MS}, got "${values[flag]}"`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got "${values[flag]}"`);
   }
   return value;
 }
@@ -193,6 +189,8 @@ function webSocketOptions(values: Values): WebSocketCli {
     );
   }
   const detachedTtlMs =
-    values['detached-session-ttl-ms'] === undefined ? DEFAULT_DETACHED_TTL_MS : nonNegativeInteger(values, 'detached-session-ttl-ms');
+    values['detached-session-ttl-ms'] === undefined
+      ? DEFAULT_DETACHED_TTL_MS
+      : integerIn(values, 'detached-session-ttl-ms', 0, MAX_TIMER_MS);
   return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [], detachedTtlMs };
 }
