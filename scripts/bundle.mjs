@@ -59,38 +59,52 @@ function readyToLoad(file) {
 }
 
 /**
+ * An esbuild plugin: `specifier` (imported by an entry) becomes a bundle of its own, `file` beside
+ * the entry's, run through its own code cache when first imported. `cachedLoad` is where
+ * dist/cached-load.cjs is from the entry's bundle.
+ */
+function ofItsOwn(specifier, file, cachedLoad) {
+  const namespace = `${file}-of-its-own`;
+  return {
+    name: namespace,
+    setup(esbuild) {
+      esbuild.onResolve({ filter: new RegExp(`^${specifier.replace(/[.]/g, '\\.')}$`) }, () => ({ path: specifier, namespace }));
+      esbuild.onResolve({ filter: /[.]cjs$/, namespace }, (args) => ({ path: args.path, external: true }));
+      esbuild.onLoad({ filter: /.*/, namespace }, () => ({
+        contents: `module.exports = require('${cachedLoad}').loadCached(require('node:path').join(__dirname, '${file}'));`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
  * The library's `import('execa')` loads dist/execa.cjs, a bundle of its own with its own code
  * cache: inside the library's bundle, execa's code was compiled when the client first spawned a
  * server, and warming it into the library's cache slowed every import instead.
  */
-const execaOfItsOwn = {
-  name: 'execa-of-its-own',
-  setup(esbuild) {
-    esbuild.onResolve({ filter: /^execa$/ }, () => ({ path: 'execa', namespace: 'execa-of-its-own' }));
-    esbuild.onResolve({ filter: /^\.\/(cached-load|execa)\.cjs$/, namespace: 'execa-of-its-own' }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
-    esbuild.onLoad({ filter: /.*/, namespace: 'execa-of-its-own' }, () => ({
-      contents: "module.exports = require('./cached-load.cjs').loadCached(require('node:path').join(__dirname, 'execa.cjs'));",
-      loader: 'js',
-    }));
-  },
-};
+const execaOfItsOwn = ofItsOwn('execa', 'execa.cjs', './cached-load.cjs');
 
-// The server, which the CLI (scripts/cli-main.cjs, installed as dist/cli/main.js) runs.
-await bundleOf('server', 'src/cli/main.ts', 'dist/cli');
-fs.chmodSync('dist/cli/server.cjs', 0o644); // run by dist/cli/main.js, not on its own
+/**
+ * The CLI's first part (src/cli/main.ts, which may answer `initialize` before the rest is loaded)
+ * loads the server (src/cli/serve.ts) from dist/cli/server.cjs only then.
+ */
+const serverOfItsOwn = ofItsOwn('./serve.js', 'server.cjs', '../cached-load.cjs');
+
+// The CLI (scripts/cli-main.cjs, installed as dist/cli/main.js) runs front.cjs, which loads server.cjs.
+await bundleOf('front', 'src/cli/main.ts', 'dist/cli', [serverOfItsOwn]);
+await bundleOf('server', 'src/cli/serve.ts', 'dist/cli');
+for (const file of ['front.cjs', 'server.cjs']) fs.chmodSync(`dist/cli/${file}`, 0o644); // run by dist/cli/main.js, not on their own
 // dist/cli holds only the CLI's entry and the bundle, both CommonJS (tsc's ES modules of src/cli are
 // in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
-for (const name of fs.readdirSync('dist/cli')) if (!name.startsWith('server.cjs')) fs.rmSync(`dist/cli/${name}`);
+for (const name of fs.readdirSync('dist/cli')) if (!/^(front|server)[.]cjs/.test(name)) fs.rmSync(`dist/cli/${name}`);
 fs.writeFileSync('dist/cli/package.json', '{ "type": "commonjs" }\n');
 fs.copyFileSync('scripts/cached-load.cjs', 'dist/cached-load.cjs');
 fs.copyFileSync('scripts/cli-main.cjs', 'dist/cli/main.js');
 fs.chmodSync('dist/cli/main.js', 0o755);
 // Make the code cache now: one session through the CLI writes it at exit (never keep an
 // old one: V8 may accept a cache made for other code of the same length).
-fs.rmSync('dist/cli/server.cjs.cache', { force: true });
+for (const file of ['front.cjs', 'server.cjs']) fs.rmSync(`dist/cli/${file}.cache`, { force: true });
 // The session it runs initializes and starts one `true`: V8 keeps in the cache what was compiled
 // by then, so a fresh server's first command finds its schemas' code compiled (the first command
 // in `npm run bench -- --only startup`). A cache made after a longer session (more processes, fs

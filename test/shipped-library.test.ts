@@ -87,7 +87,7 @@ describe.skipIf(!fs.existsSync(entry))('the shipped library (dist/index.js)', ()
   });
 
   it('ships ASCII bundles, which Node reads into one-byte strings (scripts/bundle.mjs)', () => {
-    for (const bundle of ['cli/server.cjs', 'lib.cjs', 'execa.cjs']) {
+    for (const bundle of ['cli/front.cjs', 'cli/server.cjs', 'lib.cjs', 'execa.cjs']) {
       const text = fs.readFileSync(path.resolve(path.dirname(entry), bundle), 'utf8');
       expect(text.match(/[\u0080-\uffff]/)?.[0], bundle).toBeUndefined();
     }

@@ -2,11 +2,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { ANSWER_BUDGET_BYTES } from '../server/answer-budget.js';
+import { ANSWER_BUDGET_BYTES, DEFAULT_DETACHED_TTL_MS, DEFAULT_MAX_LINE_BYTES, RETENTION_AFTER_CLOSE_MS } from '../protocol/defaults.js';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
-import { RETENTION_AFTER_CLOSE_MS } from '../server/process/process-manager.js';
-import { DEFAULT_DETACHED_TTL_MS } from '../server/session-registry.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../transport/line-reader.js';
 import { isLoopback } from './loopback.js';
 
 const MIN_MAX_LINE_BYTES = 64 * 1024 * 1024;

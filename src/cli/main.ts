@@ -2,70 +2,34 @@
 /**
  * `exec-server`: serves the protocol on stdin/stdout until stdin ends or a
  * signal arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS).
+ *
+ * This part runs first and is kept small: it reads the flags and, over
+ * stdio, the first line, answers an `initialize` there itself
+ * (`server/early-initialize.ts`), and only then loads the server
+ * (`serve.ts`), handing on what it read.
  */
 import { restoreExtraCaCerts } from '../package/extra-ca-certs.js';
+import { answerInitialize } from '../server/early-initialize.js';
 import { executorVersion } from '../server/environment-info.js';
-import { ExecServer } from '../server/exec-server.js';
-import { type ExtraCaCerts, readExtraCaCerts } from '../server/http/trusted-cas.js';
-import { createStderrLogger, type Logger } from '../server/logger.js';
-import { ProcessRuntime, type SpawnerMode } from '../server/process/runtime.js';
-import { parseCli, USAGE, UsageError, type WebSocketCli } from './args.js';
-import { closeInheritedDescriptors } from './inherited-fds.js';
+import { readExtraCaCerts } from '../server/http/trusted-cas.js';
+import { createStderrLogger } from '../server/logger.js';
+import { sandboxSupport } from '../server/sandbox/bwrap.js';
+import { BwrapLocator } from '../server/sandbox/bwrap-locator.js';
+import { type CliOptions, parseCli, USAGE, UsageError } from './args.js';
+import { type FirstRead, readFirstLine, writeNow } from './first-exchange.js';
+import type { Handover } from './serve.js';
 
 // stdout carries protocol messages only: a stray console.log must not corrupt it.
 console.log = console.error;
 console.info = console.error;
 
-/** `EXEC_SERVER_SPAWNER=always|never` overrides the spawner choice (tests run both ways). */
-function spawnerModeFromEnv(value: string | undefined): SpawnerMode {
-  return value === 'always' || value === 'never' ? value : 'auto';
-}
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/** Logged at debug level when the first line was answered here. */
+const ANSWERED_EARLY = 'initialize answered before the server was loaded';
 
-/** WebSocket mode: a session per connection until a signal; stdin is not read. */
-async function serveWebSocket(
-  options: WebSocketCli,
-  server: {
-    maxLineBytes: number;
-    answerBudgetBytes: number;
-    retentionMs: number | undefined;
-    bwrap: string | undefined;
-    extraCaCerts: ExtraCaCerts | undefined;
-  },
-  runtime: ProcessRuntime,
-  logger: Logger,
-): Promise<void> {
-  // Loaded only in this mode: stdio servers, the common case, do not pay for ws and http at start.
-  const { listenWebSocket } = await import('./websocket-listener.js');
-  let listener: Awaited<ReturnType<typeof listenWebSocket>>;
-  try {
-    listener = await listenWebSocket({ ...options, maxFrameBytes: server.maxLineBytes, server, runtime, logger });
-  } catch (error) {
-    process.stderr.write(`exec-server: cannot listen on ws://${options.host}:${options.port}: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
-  // The URL alone on stdout, as Codex's listener prints it (a launcher reads it there); stdout carries nothing else here.
-  process.stdout.write(`${listener.url}\n`);
-  process.stderr.write(`exec-server: listening on ${listener.url}\n`);
-  let signals = 0;
-  const onSignal = () => {
-    signals += 1;
-    // A second signal, or a close that takes too long, ends at once: the guardian kills what is left.
-    if (signals > 1) process.exit(0);
-    setTimeout(() => process.exit(0), SIGNAL_CLOSE_MS).unref();
-    // Closing every connection ends its session (its processes are killed); then exit.
-    void listener.close().then(() => setTimeout(() => process.exit(0), 500));
-  };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
-}
-
-/** How long a signalled listener may take to close its sessions, as a signalled stdio server may drain. */
-const SIGNAL_CLOSE_MS = 5000;
-
-function main(): void {
-  // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
-  const deferredCaFile = restoreExtraCaCerts(process.env);
-  const extraCaCerts = deferredCaFile === undefined ? undefined : readExtraCaCerts(deferredCaFile);
-  let options: ReturnType<typeof parseCli>;
+/** The flags, or undefined when they asked for help or a version (already printed); exits 2 on a usage error. */
+function flags(): CliOptions | undefined {
+  let options: CliOptions;
   try {
     options = parseCli(process.argv.slice(2));
   } catch (error) {
@@ -73,52 +37,49 @@ function main(): void {
     process.stderr.write(`exec-server: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
-  if (options.help) {
-    process.stderr.write(USAGE);
-    return;
-  }
-  if (options.version) {
-    process.stderr.write(`exec-server ${executorVersion()}\n`);
-    return;
-  }
-  const logger = createStderrLogger(options.logLevel);
-  const runtime = new ProcessRuntime({
-    spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER),
-    // Before the first child: it must not inherit what the server's parent leaked to it. Only PTY
-    // masters lack close-on-exec after that.
-    inheritedDescriptorsClosed: true,
-    beforeFirstSpawn: () => {
-      const closed = closeInheritedDescriptors();
-      if (closed.length > 0) logger.debug(`closed inherited descriptors ${closed.join(', ')}`);
-    },
-  });
-  const serverOptions = {
-    maxLineBytes: options.maxLineBytes,
-    answerBudgetBytes: options.answerBudgetBytes,
-    retentionMs: options.retentionMs,
-    bwrap: options.bwrap,
-    extraCaCerts,
-  };
-  if (options.webSocket) {
-    runtime.prepare();
-    void serveWebSocket(options.webSocket, serverOptions, runtime, logger);
-    return;
-  }
-  // The runtime (guardian, spawner, first pipes) gets ready once `initialize` is answered, or at the first start.
-  const afterFirstAnswer = () => runtime.prepare();
-  const server = new ExecServer({
-    input: process.stdin,
-    output: process.stdout,
-    ...serverOptions,
-    logger,
-    runtime,
-    afterFirstAnswer,
-  }).listen();
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.on(signal, () => server.handleSignal(signal));
-  }
-  process.stdout.on('error', () => undefined); // reported through the writer
-  void server.done.then((code) => process.exit(code));
+  if (options.help) process.stderr.write(USAGE);
+  else if (options.version) process.stderr.write(`exec-server ${executorVersion()}\n`);
+  else return options;
+  return undefined;
 }
 
-main();
+/** Answers `read`'s first line if it is a plain `initialize`; what the server must still read, write and take over. */
+function answerFirstLine(
+  read: FirstRead,
+  bwraps: Handover['bwraps'],
+  bwrap: string | undefined,
+): Pick<Handover, 'read' | 'answered' | 'unwritten'> {
+  const early = read.line && answerInitialize(read.line, () => sandboxSupport(bwraps.find(bwrap)));
+  if (!read.line || !early) return { read };
+  const answer = Buffer.from(early.answer);
+  const unwritten = writeNow(1, answer);
+  // Nothing written: the server answers the line itself (and finds stdout full or broken).
+  if (unwritten.length === answer.length) return { read };
+  return { read: { ...read, bytes: read.bytes.subarray(read.line.length + 1) }, answered: early.answered, unwritten };
+}
+
+async function main(): Promise<void> {
+  // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
+  const deferredCaFile = restoreExtraCaCerts(process.env);
+  // Read now, as Node reads it at start: a file removed later changes nothing.
+  const extraCaCerts = deferredCaFile === undefined ? undefined : readExtraCaCerts(deferredCaFile);
+  const options = flags();
+  if (!options) return;
+  const bwraps = new BwrapLocator();
+  if (options.webSocket) {
+    (await import('./serve.js')).serve({ options, extraCaCerts, bwraps });
+    return;
+  }
+  // A signal before the first line ends the process by its default action: a handler could not
+  // end it while the read is pending (see `first-exchange.ts`), and there is nothing to drain yet.
+  const read = await readFirstLine(0);
+  // From here a signal is caught, and reaches the server's handlers once they are set.
+  const keep = () => undefined;
+  for (const signal of SIGNALS) process.on(signal, keep);
+  const first = answerFirstLine(read, bwraps, options.bwrap);
+  if (first.answered) createStderrLogger(options.logLevel).debug(ANSWERED_EARLY);
+  (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, ...first });
+  for (const signal of SIGNALS) process.off(signal, keep);
+}
+
+void main();

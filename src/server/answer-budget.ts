@@ -16,9 +16,6 @@
 
 import { waitForWake, wakeAll } from './wait-for-wake.js';
 
-/** Enough for any client that reads its answers; a larger file waits until it is the only one held. */
-export const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
-
 export class AnswerBudget {
   private held = 0;
   /**

@@ -12,11 +12,12 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { ANSWER_BUDGET_BYTES } from '../protocol/defaults.js';
 import type { ProtocolError } from '../protocol/errors.js';
 import { LineMessageReader } from '../transport/line-reader.js';
 import type { LineMessageWriter } from '../transport/line-writer.js';
 import { CountingReader, CountingWriter } from './drain-counters.js';
-import { ANSWER_BUDGET_BYTES } from './answer-budget.js';
+import type { AnsweredInitialize } from './early-initialize.js';
 import { InputHold } from './input-hold.js';
 import type { ExtraCaCerts } from './http/trusted-cas.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -49,6 +50,8 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   sessions?: SessionRegistry;
   /** Called once the first answer is written (the CLI then readies its runtime, off the handshake's path). */
   afterFirstAnswer?: () => void;
+  /** An `initialize` the CLI read and answered before this server existed: taken over as if answered here (`early-initialize.ts`). */
+  answeredInitialize?: AnsweredInitialize;
   /** NODE_EXTRA_CA_CERTS's certificates, which Node did not read at start: `http/request` trusts them (see `http/trusted-cas.ts`). */
   extraCaCerts?: ExtraCaCerts;
   /** How long an `http/request` without a timeout may still wait for its answer after the end of input (default 30 s). */
@@ -69,6 +72,7 @@ export class ExecServer {
   private readonly logger: Logger;
   private requestsRead = 0;
   private responsesWritten = 0;
+  private firstAnswered = false;
   private inputEnded = false;
   private shuttingDown = false;
   private signalsSeen = 0;
@@ -119,6 +123,7 @@ export class ExecServer {
     this.connection.onNotification((name, params) => this.session.notification(name, params));
     this.connection.onError(([error]) => this.logger.debug(`connection error: ${error.message}`));
     this.writer.onError(() => this.onOutputBroken());
+    if (options.answeredInitialize) this.session.adopt(options.answeredInitialize);
   }
 
   /** The id of the session this connection holds (after `initialize`). */
@@ -129,6 +134,7 @@ export class ExecServer {
   /** Starts reading requests. */
   listen(): this {
     this.connection.listen();
+    if (this.options.answeredInitialize) this.onFirstAnswer();
     return this;
   }
 
@@ -188,10 +194,17 @@ export class ExecServer {
   }
 
   private onResponseWritten(id: unknown): void {
-    if (++this.responsesWritten === 1 && this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
+    this.responsesWritten++;
+    this.onFirstAnswer();
     this.counted.answered(id);
     this.reader.release();
     this.maybeShutdown();
+  }
+
+  private onFirstAnswer(): void {
+    if (this.firstAnswered) return;
+    this.firstAnswered = true;
+    if (this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
   }
 
   /** EXT-DRAIN: once input ended and every request read has its answer. */

@@ -15,8 +15,6 @@ import type { ProcessManagerOptions } from './process/process-manager.js';
 import { randomUuid } from '../protocol/random-ids.js';
 import { SessionProcesses } from './session-processes.js';
 
-export const DEFAULT_DETACHED_TTL_MS = 30_000;
-
 export interface SessionRegistryOptions {
   /** How long a dropped connection's session waits to be resumed; 0 ends it at once. */
   detachedTtlMs: number;
@@ -62,11 +60,12 @@ export class SessionRegistry {
   /**
    * A new session, or the detached one `resumeSessionId` names, with its
    * events going to `sink`. Throws `unknownSession` for an unknown or expired
-   * id and `sessionAttached` for one another connection holds.
+   * id and `sessionAttached` for one another connection holds. A new session
+   * gets `newSessionId` (the id an answer already sent named, see `ServerSession.adopt`).
    */
-  attach(resumeSessionId: string | undefined, sink: ProcessEventSink): Attached {
+  attach(resumeSessionId: string | undefined, sink: ProcessEventSink, newSessionId = randomUuid()): Attached {
     if (resumeSessionId === undefined) {
-      const sessionId = randomUuid();
+      const sessionId = newSessionId;
       const processes = new SessionProcesses(this.options.processes);
       processes.attach(sink);
       this.entries.set(sessionId, { processes });

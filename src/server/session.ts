@@ -7,11 +7,13 @@
  */
 import { Notification, type NotificationName, type NotificationParamsOf } from '../protocol/notifications.js';
 import { Errors } from '../protocol/errors.js';
+import { Method } from '../protocol/method-names.js';
 import { PayloadStash } from '../protocol/payload-stash.js';
 import type { OutputStream } from '../protocol/types.js';
 import { ClientGeneration, type Generation } from './client-generation.js';
 import { Dispatcher } from './dispatcher.js';
 import { AnswerBudget } from './answer-budget.js';
+import type { AnsweredInitialize } from './early-initialize.js';
 import { FileHandles } from './fs/file-handles.js';
 import { MissingWatches } from './fs/missing-watch.js';
 import { FsSandbox } from './sandbox/confined-fs.js';
@@ -67,6 +69,9 @@ export class ServerSession {
   private readonly watches = new MissingWatches((watchId) => this.notify(Notification.FsMissingChanged, { watchId }));
   private readonly dispatcher: Dispatcher;
   private readonly httpInputEndGraceMs: number | undefined;
+  private readonly logger: Logger;
+  /** The id the next new session takes, set by `adopt`. */
+  private adoptedSessionId: string | undefined;
 
   constructor(
     private readonly channel: NotificationChannel,
@@ -100,8 +105,26 @@ export class ServerSession {
       sandbox: this.sandbox,
       generation: () => this.generation.value,
     });
-    const logger = options.logger ?? silentLogger;
-    this.dispatcher = new Dispatcher(handlers, { lifecycle: this.lifecycle, generation: this.generation, payloads: this.payloads, logger });
+    this.logger = options.logger ?? silentLogger;
+    this.dispatcher = new Dispatcher(handlers, {
+      lifecycle: this.lifecycle,
+      generation: this.generation,
+      payloads: this.payloads,
+      logger: this.logger,
+    });
+  }
+
+  /**
+   * Takes over an `initialize` the CLI answered before this session existed
+   * (`early-initialize.ts`): the request runs here as any other, in order
+   * before the requests after it, under the session id the answer gave; its
+   * second answer is dropped.
+   */
+  adopt(answered: AnsweredInitialize): void {
+    this.adoptedSessionId = answered.sessionId;
+    this.dispatcher.dispatch(Method.Initialize, answered.params).catch((error: Error) => {
+      this.logger.error(`the initialize the CLI answered failed here: ${error.message}`);
+    });
   }
 
   /** Runs a request; rejects with a `ProtocolError` only. */
@@ -156,7 +179,9 @@ export class ServerSession {
   }
 
   private attach(resumeSessionId: string | undefined): string {
-    const { sessionId, processes, generation } = this.sessions.attach(resumeSessionId, this.processSink());
+    const adopted = this.adoptedSessionId;
+    this.adoptedSessionId = undefined;
+    const { sessionId, processes, generation } = this.sessions.attach(resumeSessionId, this.processSink(), adopted);
     this.attachment = { sessionId, processes: processes.manager };
     // A resumed session keeps the generation its client showed: its processes' answers must not change shape.
     this.generation.atLeast(generation);

@@ -12,11 +12,10 @@ import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback, type Message } from 'vscode-jsonrpc';
 import { Errors, type ProtocolError } from '../protocol/errors.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../protocol/defaults.js';
 import { classify } from './classify.js';
 import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line.js';
 import { duplicateKey, mayCarrySandbox } from './duplicate-keys.js';
-
-export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
 const ID_HEAD_BYTES = 256;
 

@@ -15,6 +15,7 @@ import type { OutputStream } from '../protocol/types.js';
 import { Base64Payload } from '../protocol/base64-payload.js';
 import { BufferPool } from './buffer-pool.js';
 import { encodeOutputLine } from './output-line.js';
+import { type Json, wireOrder } from './wire-order.js';
 
 const PLACEHOLDER = '\u0000exec-server-base64-payload\u0000';
 // A multiple of 3 bytes, so slices concatenate to one valid base64 string;
@@ -22,8 +23,6 @@ const PLACEHOLDER = '\u0000exec-server-base64-payload\u0000';
 // strings over about 128 KiB in the old generation, which grows the heap
 // until a full collection). Payloads above one slice are streamed.
 const SLICE_BYTES = 48 * 1024;
-
-type Json = Record<string, unknown>;
 
 /**
  * Marks a Writable whose write is done with its chunk by the time it calls
@@ -68,23 +67,6 @@ function releaseSmallPayloads(value: Json, holder: 'result' | 'params' | undefin
     const field = members[key];
     if (field instanceof Base64Payload) field.release();
   }
-}
-
-function reorder(message: Json): Json {
-  if ('id' in message && ('result' in message || 'error' in message)) {
-    return 'error' in message && message.error !== undefined
-      ? { id: message.id, error: message.error }
-      : { id: message.id, result: message.result };
-  }
-  if ('method' in message) {
-    const out: Json = {};
-    if ('id' in message) out.id = message.id;
-    out.method = message.method;
-    if (message.params !== undefined) out.params = message.params;
-    return out;
-  }
-  const { jsonrpc: _ignored, ...rest } = message;
-  return rest;
 }
 
 export class LineMessageWriter extends AbstractMessageWriter {
@@ -138,7 +120,7 @@ export class LineMessageWriter extends AbstractMessageWriter {
   };
 
   write(message: Message): Promise<void> {
-    return this.writeRaw(reorder(message as unknown as Json));
+    return this.writeRaw(wireOrder(message as unknown as Json));
   }
 
   /** Writes any JSON object as one line (used for `id: null` error replies). */

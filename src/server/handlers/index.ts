@@ -8,6 +8,7 @@ import type { MissingWatches } from '../fs/missing-watch.js';
 import type { FsSandbox } from '../sandbox/confined-fs.js';
 import { environmentInfo } from '../environment-info.js';
 import type { HttpClient } from '../http/http-client.js';
+import { initializeResult } from '../initialize-result.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { ProcessManager } from '../process/process-manager.js';
 import { fsHandlers } from './fs.js';
@@ -32,8 +33,7 @@ export interface HandlerDependencies {
 export function serverHandlers(dependencies: HandlerDependencies): Handlers {
   const { lifecycle, attach, processes, sandboxSupport, http, files, watches, sandbox, answers, generation } = dependencies;
   return {
-    // The environment in generation 2's shape: generation 1 clients ignore the member.
-    initialize: (params) => ({ ...lifecycle.initialize(params, attach), environmentInfo: environmentInfo(2, sandboxSupport()) }),
+    initialize: (params) => initializeResult(lifecycle.initialize(params, attach).sessionId, sandboxSupport()),
     ...processHandlers(processes),
     'environment/info': () => environmentInfo(generation(), sandboxSupport()),
     'environment/status': () => ({ status: 'ready' }),

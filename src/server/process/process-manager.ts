@@ -21,9 +21,8 @@ import { checkDirectory, resolveProgram } from './resolve-program.js';
 import { ReapedLeaders } from './leftovers.js';
 import { signalByName } from './signals.js';
 import { execMetadataProblem } from '../../protocol/exec-metadata.js';
+import { RETENTION_AFTER_CLOSE_MS } from '../../protocol/defaults.js';
 
-/** How long each generation's reference keeps a closed process readable (measured: 30 s for 0.134, 80 s for 0.169). */
-export const RETENTION_AFTER_CLOSE_MS = { 1: 30_000, 2: 80_000 } as const;
 const PIPE_CLOSE_GRACE_MS = 2000; // EXT-DRAIN: how long escaped descendants may hold a pipe open after exit
 const DEFAULT_SIZE = { rows: 24, cols: 80 };
 type StartParams = DecodedParamsOf<'process/start'>;

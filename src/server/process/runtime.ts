@@ -61,6 +61,8 @@ export interface ProcessRuntimeOptions {
    * itself closes all descriptors above its stdio before it runs.
    */
   inheritedDescriptorsClosed?: boolean;
+  /** The bwrap already looked up (the CLI's, which answered `initialize` before the runtime existed); default: one of its own. */
+  bwraps?: BwrapLocator;
 }
 
 export class ProcessRuntime {
@@ -69,7 +71,7 @@ export class ProcessRuntime {
   /** The sandboxes' stand-ins for missing protected paths, shared by every confined child and fs helper of this process. */
   readonly syntheticMounts = new SyntheticMounts();
   /** The bwrap confined children run with, kept once found. */
-  readonly bwraps = new BwrapLocator();
+  readonly bwraps: BwrapLocator;
   /** Slabs that retained output is packed into, reused once retention lets go of them (see `output-log.ts`). */
   readonly outputSlabs = new BufferPool(OUTPUT_SLAB_BYTES, 32);
   readonly spawnerMode: SpawnerMode;
@@ -80,6 +82,7 @@ export class ProcessRuntime {
 
   constructor(private readonly options: ProcessRuntimeOptions = {}) {
     this.spawnerMode = options.spawnerMode ?? 'auto';
+    this.bwraps = options.bwraps ?? new BwrapLocator();
   }
 
   /**
