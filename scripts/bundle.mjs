@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Bundles the CLI's server into dist/cli/server.cjs (run by dist/cli/main.js, with V8's code cache)
-// and the library into dist/lib.cjs behind dist/index.js (after tsc), so that start-up reads a few
+// Bundles the CLI into dist/cli/front.cjs (run by dist/cli/main.js, with V8's code cache), which
+// loads the server from dist/cli/server.cjs once it has read the first line, and the library into dist/lib.cjs behind dist/index.js (after tsc), so that start-up reads a few
 // files instead of a hundred modules: node-pty stays external (a native addon); what a session may
 // never use runs (or is required) on first use. `npm run bench -- --only startup` shows what it saves.
 import { execFileSync } from 'node:child_process';
@@ -95,8 +95,8 @@ const serverOfItsOwn = ofItsOwn('./serve.js', 'server.cjs', '../cached-load.cjs'
 await bundleOf('front', 'src/cli/main.ts', 'dist/cli', [serverOfItsOwn]);
 await bundleOf('server', 'src/cli/serve.ts', 'dist/cli');
 for (const file of ['front.cjs', 'server.cjs']) fs.chmodSync(`dist/cli/${file}`, 0o644); // run by dist/cli/main.js, not on their own
-// dist/cli holds only the CLI's entry and the bundle, both CommonJS (tsc's ES modules of src/cli are
-// in the bundle; left here, a package.json saying "commonjs" would make them unloadable).
+// dist/cli holds only the CLI's entry and its two bundles, all CommonJS (tsc's ES modules of src/cli
+// are in the bundles; left here, a package.json saying "commonjs" would make them unloadable).
 for (const name of fs.readdirSync('dist/cli')) if (!/^(front|server)[.]cjs/.test(name)) fs.rmSync(`dist/cli/${name}`);
 fs.writeFileSync('dist/cli/package.json', '{ "type": "commonjs" }\n');
 fs.copyFileSync('scripts/cached-load.cjs', 'dist/cached-load.cjs');

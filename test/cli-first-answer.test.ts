@@ -5,6 +5,8 @@
  * other first line must reach the server as it came.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerProcess } from './support/server-process.js';
@@ -39,8 +41,9 @@ const normalized = (line: string) => line.replace(/"sessionId":"[0-9a-f-]{36}"/,
  * /proc/<pid>/syscall): it gets there once the CLI's first part is reading stdin.
  */
 function waitingInEventLoop(pid: number): boolean {
+  const numbers = process.arch === 'arm64' ? '22' : '232|281';
   try {
-    return /^(232|281) /.test(fs.readFileSync(`/proc/${pid}/syscall`, 'utf8'));
+    return new RegExp(`^(${numbers}) `).test(fs.readFileSync(`/proc/${pid}/syscall`, 'utf8'));
   } catch {
     return false;
   }
@@ -159,6 +162,22 @@ describe('the CLI answers a first-line initialize itself', () => {
 
   it('ends at once when stdin ends without input', async () => {
     expect(await exchange([])).toEqual({ code: 0, lines: [], answeredEarly: false });
+  });
+
+  it('leaves the server to answer when the answer cannot be made (a deleted cwd), and goes on', async () => {
+    const outcome = async (first: string) => {
+      const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'first-answer-'));
+      const server = new ServerProcess(DEBUG, process.env, undefined, undefined, cwd);
+      servers.push(server);
+      fs.rmdirSync(cwd);
+      server.child.stdin.write(`${first}${initialize({ clientName: 'c' })}{"id":2,"method":"environment/status","params":null}\n`);
+      const { code } = await server.close();
+      return { code, lines: server.rawLines, answeredEarly: server.stderr.includes(EARLY) };
+    };
+    const early = await outcome('');
+    expect(early).toEqual(await outcome('\n'));
+    expect(early.lines[0]).toMatch(/"code":-32603/);
+    expect(early.lines[1]).toMatch(/^\{"id":2,/);
   });
 
   it('lets the server find a stdout that is already closed', async () => {

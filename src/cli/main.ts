@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `exec-server`: serves the protocol on stdin/stdout until stdin ends or a
- * signal arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS).
+ * signal arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS; a signal
+ * before the first line of input ends it by the signal's default action).
  *
  * This part runs first and is kept small: it reads the flags and, over
  * stdio, the first line, answers an `initialize` there itself

@@ -2,7 +2,8 @@
  * The server behind the CLI, loaded by `main.ts` once it has read the flags
  * and, over stdio, the first line (which it may have answered already: see
  * `server/early-initialize.ts`). Serves until stdin ends or a signal
- * arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS).
+ * arrives, then drains and exits 0 (EXT-DRAIN, EXT-SIGNALS; before the first
+ * line, `main.ts` leaves signals to their default action).
  */
 import { PassThrough, type Readable } from 'node:stream';
 import type { AnsweredInitialize } from '../server/early-initialize.js';

@@ -10,7 +10,8 @@
  * Anything less plain is left to the server, which answers it as it always
  * did: another method, params the schema refuses, a resume, bytes outside
  * ASCII, a `\u` escape or a `sandbox` key (the duplicate-key check's cases),
- * a line not starting with `{`.
+ * a line not starting with `{`, and an answer that cannot be made (a deleted
+ * cwd, no home directory).
  */
 import { isAscii } from 'node:buffer';
 import { decodeParams } from '../protocol/decode.js';
@@ -62,6 +63,12 @@ export function answerInitialize(
   }
   if (params.resumeSessionId !== undefined && params.resumeSessionId !== null) return undefined;
   const sessionId = randomUuid();
-  const answer = `${JSON.stringify(wireOrder({ id: request.id, result: initializeResult(sessionId, sandbox()) }))}\n`;
+  let result: ReturnType<typeof initializeResult>;
+  try {
+    result = initializeResult(sessionId, sandbox());
+  } catch {
+    return undefined; // no cwd or home directory: the server answers with its internal error, and goes on
+  }
+  const answer = `${JSON.stringify(wireOrder({ id: request.id, result }))}\n`;
   return { answer, answered: { params: request.params, sessionId } };
 }

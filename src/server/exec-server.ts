@@ -48,7 +48,7 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   runtime?: ProcessRuntime;
   /** Sessions shared between connections (a WebSocket listener's); default: this connection's own. */
   sessions?: SessionRegistry;
-  /** Called once the first answer is written (the CLI then readies its runtime, off the handshake's path). */
+  /** Called once the first answer is written, or at `listen` after an `answeredInitialize` (the CLI then readies its runtime, off the handshake's path). */
   afterFirstAnswer?: () => void;
   /** An `initialize` the CLI read and answered before this server existed: taken over as if answered here (`early-initialize.ts`). */
   answeredInitialize?: AnsweredInitialize;

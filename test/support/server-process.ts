@@ -31,15 +31,16 @@ export class ServerProcess {
   private nextId = 1000;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  /** Our CLI with `args`; or, with `program`, any stdio exec-server (e.g. the reference's `codex exec-server`). */
+  /** Our CLI with `args`; or, with `program`, any stdio exec-server (e.g. the reference's `codex exec-server`); in `cwd` if given. */
   constructor(
     args: string[] = [],
     env: NodeJS.ProcessEnv = process.env,
     user?: { uid: number; gid: number },
     program?: [string, string[]],
+    cwd?: string,
   ) {
     const [file, argv] = program ?? [process.execPath, [CLI, ...args]];
-    this.child = spawn(file, argv, { stdio: 'pipe', env, ...user });
+    this.child = spawn(file, argv, { stdio: 'pipe', env, cwd, ...user });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => this.onData(text));
     this.child.stderr.on('data', (chunk) => (this.stderr += chunk));
