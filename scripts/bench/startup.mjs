@@ -7,7 +7,9 @@
  * - a fresh Node process that imports the package, spawns the server, runs
  *   `['true']` and closes;
  * and, in ms only, a fresh server's first command: from its `initialize`
- * answer to the `process/closed` of a `true` sent right after it.
+ * answer to the `process/closed` of a `true` sent right after it (ours loads
+ * the server in that time: the CLI answers `initialize` before, see
+ * src/cli/main.ts).
  * With a peer command, also the peer's spawn → `initialize` answered and first command.
  * The first and third also as the floor does them (`startup-floor.mjs`: the
  * least a Node server and a Node parent can do), since two Node starts in a
