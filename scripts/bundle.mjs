@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Bundles the CLI into dist/cli/front.cjs (run by dist/cli/main.js, with V8's code cache), which
-// loads the server from dist/cli/server.cjs once it has read the first line, and the library into dist/lib.cjs behind dist/index.js (after tsc), so that start-up reads a few
-// files instead of a hundred modules: node-pty stays external (a native addon); what a session may
-// never use runs (or is required) on first use. `npm run bench -- --only startup` shows what it saves.
+// loads the server from dist/cli/server.cjs once it has read the first line, and the library into
+// dist/lib.cjs behind dist/index.js (after tsc), so that start-up reads a few files instead of a
+// hundred modules: node-pty stays external (a native addon); what a session may never use runs (or
+// is required) on first use. `npm run bench -- --only startup` shows what it saves.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { build } from 'esbuild';
