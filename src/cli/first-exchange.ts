@@ -23,10 +23,11 @@ const FIRST_LINE_LIMIT = 64 * 1024;
 /**
  * Reads `fd` until the first newline, the end of input, `limit` bytes, or a
  * read error (such as a non-blocking descriptor with nothing in it yet: the
- * server's own reading then meets it; Node opens a closed stdin on /dev/null). Plain reads, without the
- * stream machinery that `process.stdin` loads (`npm run bench -- --only
- * startup`); while one is pending, the process cannot exit (libuv waits for
- * its threads), so `main.ts` catches no signal until this has resolved.
+ * server's own reading then meets it; Node opens a closed stdin on
+ * /dev/null). Plain reads, without the stream machinery that `process.stdin`
+ * loads (`npm run bench -- --only startup`); while one is pending, the
+ * process cannot exit (libuv waits for its threads), so `main.ts` catches no
+ * signal until this has resolved.
  */
 export function readFirstLine(fd: number, limit = FIRST_LINE_LIMIT): Promise<FirstRead> {
   const buffer = Buffer.allocUnsafe(limit);
