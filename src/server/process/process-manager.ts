@@ -102,9 +102,10 @@ export class ProcessManager {
 
   /** The start confined by its policy (its stand-ins held until it is gone), or as it is without one. */
   private confine(request: SpawnRequest, sandbox: unknown, tty: boolean): { request: SpawnRequest; held?: HeldConfinement } {
-    const bwrap = this.runtime.bwraps.find(this.bwrapPath);
-    const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR, bwrap);
+    const findBwrap = () => this.runtime.bwraps.find(this.bwrapPath);
+    const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR, findBwrap);
     if (!confinement) return { request };
+    const bwrap = findBwrap();
     if (!bwrap) throw Errors.sandboxUnavailable(); // never run unconfined
     const held = this.runtime.syntheticMounts.hold(confinement);
     try {

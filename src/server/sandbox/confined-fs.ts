@@ -41,7 +41,7 @@ export class FsSandbox {
 
   /** What an fs call's `sandbox` asks for (undefined: nothing); refuses what cannot be enforced. */
   confinement(sandbox: unknown): Confinement | undefined {
-    return confinementOf(sandbox, this.tmpdir, this.runtime.bwraps.find(this.bwrapPath));
+    return confinementOf(sandbox, this.tmpdir, () => this.runtime.bwraps.find(this.bwrapPath));
   }
 
   /** Kills helpers still running (the session is ending): their requests fail. */

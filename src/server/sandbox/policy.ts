@@ -106,9 +106,15 @@ function skipMissing(entry: Entry, paths: string[]): string[] {
  * What `sandbox` asks for, or undefined when it confines nothing (absent,
  * null, `permissions.type: "disabled"`, or `"external"` with the network
  * enabled: a sandbox around the server itself). `tmpdir` is the child's TMPDIR;
- * `bwrap` the bwrap that will confine it, if one was found.
+ * `findBwrap` finds the bwrap that will confine it, if there is one: called
+ * only for a policy that restricts the file system (a lookup costs two
+ * syscalls, and most calls carry no policy).
  */
-export function confinementOf(sandbox: unknown, tmpdir: string | undefined, bwrap?: string): Confinement | undefined {
+export function confinementOf(
+  sandbox: unknown,
+  tmpdir: string | undefined,
+  findBwrap: () => string | undefined = () => undefined,
+): Confinement | undefined {
   if (sandbox === undefined || sandbox === null) return undefined;
   const { permissions, workspaceRoots } = checkSandboxShape(sandbox);
   if (permissions.type === 'disabled') return undefined;
@@ -132,6 +138,6 @@ export function confinementOf(sandbox: unknown, tmpdir: string | undefined, bwra
     } else throw refuse(`access ${JSON.stringify(entry.access ?? null)}`);
   }
   if (!rootReadable) throw refuse('a file system without read access to the root');
-  refuseWritableHostPrograms(confinement.writable, bwrap);
+  refuseWritableHostPrograms(confinement.writable, findBwrap());
   return { ...confinement, ...protectReadOnly(confinement.writable, confinement.readOnly, serverCode()) };
 }

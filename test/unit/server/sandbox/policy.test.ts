@@ -22,6 +22,20 @@ describe('confinementOf', () => {
     for (const sandbox of [undefined, null, disabled, externalPolicy('enabled')]) expect(confinementOf(sandbox, undefined)).toBeUndefined();
   });
 
+  it('looks for bwrap only for a policy that restricts the file system (most calls carry none)', () => {
+    let lookups = 0;
+    const findBwrap = () => {
+      lookups++;
+      return undefined;
+    };
+    const disabled = { permissions: { type: 'disabled' }, windowsSandboxLevel: 'disabled' };
+    for (const sandbox of [undefined, null, disabled, externalPolicy('enabled'), externalPolicy('restricted')])
+      confinementOf(sandbox, undefined, findBwrap);
+    expect(lookups).toBe(0);
+    confinementOf(policy([special('root', 'read')]), undefined, findBwrap);
+    expect(lookups).toBe(1);
+  });
+
   it('cuts a restricted network under external, the file system left as it is, as the reference does', () => {
     expect(confinementOf(externalPolicy('restricted'), undefined)).toEqual({
       writable: ['/'],
@@ -88,11 +102,11 @@ describe('confinementOf', () => {
     const bwrap = path.join(bin, 'bwrap');
     fs.writeFileSync(bwrap, '');
     const writing = (root: string) => ({ ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [root] });
-    expect(() => confinementOf(writing(workspace), undefined, bwrap)).toThrow(
+    expect(() => confinementOf(writing(workspace), undefined, () => bwrap)).toThrow(
       `sandbox is not supported: the writable ${workspace}, which holds ${fs.realpathSync(bwrap)}, a program this server runs outside the sandbox`,
     );
-    expect(() => confinementOf(writing(bin), undefined, bwrap)).toThrow(/which holds .*bwrap/);
-    expect(confinementOf(writing(workspace), undefined, '/usr/bin/bwrap')).toBeDefined(); // another bwrap: nothing here to replace
+    expect(() => confinementOf(writing(bin), undefined, () => bwrap)).toThrow(/which holds .*bwrap/);
+    expect(confinementOf(writing(workspace), undefined, () => '/usr/bin/bwrap')).toBeDefined(); // another bwrap: nothing here to replace
     for (const program of [process.execPath, '/usr/bin/perl'].filter((candidate) => fs.existsSync(candidate)))
       expect(() => confinementOf(writing(path.dirname(program)), undefined)).toThrow(/a program this server runs outside the sandbox/);
     expect(() => confinementOf(policy([special('root', 'read'), special('root', 'write')]), undefined)).toThrow(
@@ -100,7 +114,7 @@ describe('confinementOf', () => {
     );
     // The whole file system writable with only the network cut, as the reference allows it.
     const unrestricted = { permissions: { type: 'managed', file_system: { type: 'unrestricted' }, network: 'restricted' } };
-    expect(confinementOf({ ...unrestricted, windowsSandboxLevel: 'disabled' }, undefined, bwrap)).toMatchObject({ writable: ['/'] });
+    expect(confinementOf({ ...unrestricted, windowsSandboxLevel: 'disabled' }, undefined, () => bwrap)).toMatchObject({ writable: ['/'] });
   });
 
   it('refuses a writable root that holds a symlink on the way to bwrap (a child could point it elsewhere)', () => {
@@ -110,7 +124,9 @@ describe('confinementOf', () => {
     fs.rmSync(link, { force: true });
     fs.symlinkSync('/usr/bin/bwrap', link);
     const writing = { ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [links] };
-    expect(() => confinementOf(writing, undefined, link)).toThrow(`which holds ${link}, on the way to ${link}, a program this server runs`);
+    expect(() => confinementOf(writing, undefined, () => link)).toThrow(
+      `which holds ${link}, on the way to ${link}, a program this server runs`,
+    );
     fs.rmSync(link);
   });
 
@@ -124,7 +140,7 @@ describe('confinementOf', () => {
     fs.symlinkSync('sub/../bwrap2', path.join(e, 'bwrap'));
     fs.symlinkSync(path.join(writable, 'inner'), path.join(e, 'sub'));
     const writing = { ...policy([special('root', 'read'), special('project_roots', 'write')]), workspaceRoots: [writable] };
-    expect(() => confinementOf(writing, undefined, path.join(e, 'bwrap'))).toThrow(/which holds .*W\/bwrap2/);
+    expect(() => confinementOf(writing, undefined, () => path.join(e, 'bwrap'))).toThrow(/which holds .*W\/bwrap2/);
   });
 
   it("refuses a writable root that holds the host programs' libraries or the loader's files in /etc", () => {
