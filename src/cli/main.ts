@@ -17,6 +17,7 @@ import { createStderrLogger } from '../server/logger.js';
 import { sandboxSupport } from '../server/sandbox/bwrap.js';
 import { BwrapLocator } from '../server/sandbox/bwrap-locator.js';
 import { type CliOptions, parseCli, USAGE, UsageError } from './args.js';
+import { deprioritizeBackgroundThreads } from './background-threads.js';
 import { type FirstRead, readFirstLine, writeNow } from './first-exchange.js';
 import type { Handover } from './serve.js';
 
@@ -60,6 +61,8 @@ function answerFirstLine(
 }
 
 async function main(): Promise<void> {
+  // Before any threadpool work (see `background-threads.ts`).
+  deprioritizeBackgroundThreads();
   // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
   const deferredCaFile = restoreExtraCaCerts(process.env);
   // Read now, as Node reads it at start: a file removed later changes nothing.
