@@ -59,22 +59,47 @@ async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare
   }
 }
 
+/** One fs/getMetadata round trip on `driver`, µs. */
+async function metadataRoundTrip(driver) {
+  const started = process.hrtime.bigint();
+  await driver.call('fs/getMetadata', { path: TMP_URI });
+  return ms(process.hrtime.bigint() - started) * 1000;
+}
+
+/** How many fresh servers of each command the cold round trip measures, and how many requests each. */
+const COLD_SERVERS = 3;
+const COLD_REQUESTS = 5000;
+
+/**
+ * The first 5,000 requests of fresh servers, each measured alone: a fresh
+ * server compiles its code on other threads for a while, and a server
+ * interleaved with it would be measured against that work, not its own.
+ * Servers take turns (the order reversed each round) so that drift skews
+ * all alike; the samples of each command's servers are pooled.
+ */
+async function coldRoundTrip(commands, transport) {
+  const names = Object.keys(commands);
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < COLD_SERVERS; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const driver = await Driver.start(commands[name], { transport });
+      try {
+        for (let i = 0; i < COLD_REQUESTS; i++) samples[name].push(await metadataRoundTrip(driver));
+      } finally {
+        await driver.close();
+      }
+    }
+  }
+  return mapValues(samples, summarize);
+}
+
 /**
  * fs/getMetadata round trip, µs: after a warm-up that covers JIT compilation
  * stalls, or (`cold`) over the first 5,000 requests of fresh servers.
  */
 export async function roundTrip(commands, transport, cold = false) {
-  const samples = await interleaved(commands, {
-    transport,
-    warmup: cold ? 0 : 3000,
-    blocks: cold ? 20 : 8,
-    perBlock: 250,
-    sample: async (driver) => {
-      const started = process.hrtime.bigint();
-      await driver.call('fs/getMetadata', { path: TMP_URI });
-      return ms(process.hrtime.bigint() - started) * 1000;
-    },
-  });
+  if (cold) return coldRoundTrip(commands, transport);
+  const samples = await interleaved(commands, { transport, warmup: 3000, blocks: 8, perBlock: 250, sample: metadataRoundTrip });
   return mapValues(samples, summarize);
 }
 
