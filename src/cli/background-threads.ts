@@ -14,6 +14,11 @@
  * does every child (a child inherits the priority of the thread that forks
  * it: always the main thread). Raising a nice value needs no privilege.
  * Elsewhere (no /proc/self/task) nothing is changed.
+ *
+ * A nice value only weighs the scheduler's shares: a woken main thread may
+ * still wait for a background thread's slice to end. So once the spawner
+ * runs, it puts these threads under SCHED_IDLE (a policy Node cannot set),
+ * which any other thread preempts at once (`spawner.pl`, `idle_threads`).
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -62,7 +62,7 @@ function answerFirstLine(
 
 async function main(): Promise<void> {
   // Before any threadpool work (see `background-threads.ts`).
-  deprioritizeBackgroundThreads();
+  const backgroundThreads = deprioritizeBackgroundThreads();
   // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
   const deferredCaFile = restoreExtraCaCerts(process.env);
   // Read now, as Node reads it at start: a file removed later changes nothing.
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   if (!options) return;
   const bwraps = new BwrapLocator();
   if (options.webSocket) {
-    (await import('./serve.js')).serve({ options, extraCaCerts, bwraps });
+    (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, backgroundThreads });
     return;
   }
   // A signal before the first line ends the process by its default action: a handler could not
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   for (const signal of SIGNALS) process.on(signal, keep);
   const first = answerFirstLine(read, bwraps, options.bwrap);
   if (first.answered) createStderrLogger(options.logLevel).debug(ANSWERED_EARLY);
-  (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, ...first });
+  (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, backgroundThreads, ...first });
   for (const signal of SIGNALS) process.off(signal, keep);
 }
 
