@@ -17,7 +17,6 @@ import { createStderrLogger } from '../server/logger.js';
 import { sandboxSupport } from '../server/sandbox/bwrap.js';
 import { BwrapLocator } from '../server/sandbox/bwrap-locator.js';
 import { type CliOptions, parseCli, USAGE, UsageError } from './args.js';
-import { deprioritizeBackgroundThreads } from './background-threads.js';
 import { type FirstRead, readFirstLine, writeNow } from './first-exchange.js';
 import type { Handover } from './serve.js';
 
@@ -61,8 +60,6 @@ function answerFirstLine(
 }
 
 async function main(): Promise<void> {
-  // Before any threadpool work (see `background-threads.ts`).
-  const backgroundThreads = deprioritizeBackgroundThreads();
   // First: whatever reads the environment (children's, `valueEnvVar`) must see the variable back.
   const deferredCaFile = restoreExtraCaCerts(process.env);
   // Read now, as Node reads it at start: a file removed later changes nothing.
@@ -71,7 +68,7 @@ async function main(): Promise<void> {
   if (!options) return;
   const bwraps = new BwrapLocator();
   if (options.webSocket) {
-    (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, backgroundThreads });
+    (await import('./serve.js')).serve({ options, extraCaCerts, bwraps });
     return;
   }
   // A signal before the first line ends the process by its default action: a handler could not
@@ -82,7 +79,7 @@ async function main(): Promise<void> {
   for (const signal of SIGNALS) process.on(signal, keep);
   const first = answerFirstLine(read, bwraps, options.bwrap);
   if (first.answered) createStderrLogger(options.logLevel).debug(ANSWERED_EARLY);
-  (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, backgroundThreads, ...first });
+  (await import('./serve.js')).serve({ options, extraCaCerts, bwraps, ...first });
   for (const signal of SIGNALS) process.off(signal, keep);
 }
 

@@ -23,8 +23,6 @@ export interface Handover {
   extraCaCerts: ExtraCaCerts | undefined;
   /** The bwrap the first answer looked up, kept for the server's life. */
   bwraps: BwrapLocator;
-  /** Node's background threads, already at the lowest priority, to go under SCHED_IDLE too (`background-threads.ts`). */
-  backgroundThreads: readonly number[];
   /** Over stdio: what was read of stdin, the first line included unless it was answered. */
   read?: FirstRead;
   /** The `initialize` answered before the server was loaded. */
@@ -95,8 +93,6 @@ export function serve(handover: Handover): void {
   const runtime = new ProcessRuntime({
     spawnerMode: spawnerModeFromEnv(process.env.EXEC_SERVER_SPAWNER),
     bwraps: handover.bwraps,
-    backgroundThreads: handover.backgroundThreads,
-    onBackgroundThreadsIdle: (count) => logger.debug(`${count} background threads under SCHED_IDLE`),
     // Before the first child: it must not inherit what the server's parent leaked to it. Only PTY
     // masters lack close-on-exec after that.
     inheritedDescriptorsClosed: true,

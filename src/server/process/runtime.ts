@@ -63,10 +63,6 @@ export interface ProcessRuntimeOptions {
   inheritedDescriptorsClosed?: boolean;
   /** The bwrap already looked up (the CLI's, which answered `initialize` before the runtime existed); default: one of its own. */
   bwraps?: BwrapLocator;
-  /** Threads of this process to put under SCHED_IDLE through the spawner once it runs (the CLI's background threads). */
-  backgroundThreads?: readonly number[];
-  /** Told how many of them went under SCHED_IDLE. */
-  onBackgroundThreadsIdle?: (count: number) => void;
 }
 
 export class ProcessRuntime {
@@ -103,8 +99,6 @@ export class ProcessRuntime {
     // first command). perl closes what it inherited itself, the guardian's descriptors included.
     this.guardian.ensure(this.childrenCloseDescriptors());
     this.pipePool()?.prefill();
-    const { backgroundThreads, onBackgroundThreadsIdle } = this.options;
-    if (backgroundThreads?.length) void this.spawner()?.idleThreads(backgroundThreads).then(onBackgroundThreadsIdle);
   }
 
   /**

@@ -7,7 +7,6 @@
  *   "0" /dev/null), argc, argv[0..argc), envc, then envc keys and values
  *   `R <id>`: the server has opened its ends; close ours
  *   `P <batch> <count>`: make `count` pipes and hold them as `<batch>.<i>`
- *   `I <tid> <tid> …`: put these threads of the server under SCHED_IDLE
  * spawner → server
  *   `S <id> <pid> <stdin fd or -> <stdout fd> <stderr fd>`: running; the
  *   fds are open in the spawner until `R`, for the server to reopen
@@ -16,7 +15,6 @@
  *   `X <pid> <wait status>`: a child was reaped
  *   `P <batch> <read fd> <write fd> …`: the pipes made (fewer if pipe()
  *   failed), held until `R <batch>.<i>`
- *   `I <count>`: how many of the threads named in an `I` request it set
  */
 import type { ExitStatus, SpawnRequest } from './child.js';
 
@@ -24,8 +22,7 @@ export type SpawnerMessage =
   | { type: 'started'; id: string; pid: number; stdinFd: number | undefined; stdoutFd: number; stderrFd: number }
   | { type: 'failed'; id: string; errno: number }
   | { type: 'reaped'; pid: number; status: ExitStatus }
-  | { type: 'pipes'; batch: string; pipes: Array<{ id: string; readFd: number; writeFd: number }> }
-  | { type: 'idled'; count: number };
+  | { type: 'pipes'; batch: string; pipes: Array<{ id: string; readFd: number; writeFd: number }> };
 
 /** A start request: the length line and the NUL-separated fields. */
 export function encodeStart(id: string, request: SpawnRequest): Buffer {
@@ -47,7 +44,6 @@ export function encodeStart(id: string, request: SpawnRequest): Buffer {
 
 export const encodeRelease = (id: string): string => `R ${id}\n`;
 export const encodePipeRequest = (batch: string, count: number): string => `P ${batch} ${count}\n`;
-export const encodeIdleRequest = (tids: readonly number[]): string => `I ${tids.join(' ')}\n`;
 
 /** A wait(2) status as an exit code or the signal that ended the child. */
 export function decodeWaitStatus(status: number): ExitStatus {
@@ -73,8 +69,6 @@ export function parseSpawnerLine(line: string): SpawnerMessage | undefined {
     }
     case 'F':
       return { type: 'failed', id: first, errno: Number(rest[0]) };
-    case 'I':
-      return { type: 'idled', count: Number(first) };
     case 'X':
       return { type: 'reaped', pid: Number(first), status: decodeWaitStatus(Number(rest[0])) };
     case 'P': {

@@ -9,8 +9,6 @@
 # (0: POSIX, loaded now, for it: only on an architecture whose number spawner.ts does not know).
 my $SETSID = shift // 0;
 require POSIX if !$SETSID;
-# sched_setscheduler(2)'s syscall number (0: unknown here, `I` then changes nothing).
-my $SCHED_SETSCHEDULER = shift // 0;
 my ($EINTR, $WNOHANG) = (4, 1);
 opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
 my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($dir) } readdir $dir;
@@ -69,18 +67,6 @@ sub make_pipes {
   say_line(join(' ', 'P', $batch, @fds) . "\n");
 }
 
-# The server's threads named, if they are still its own, go under SCHED_IDLE (5): they run only
-# when nothing else wants the CPU (see src/cli/background-threads.ts). Answers how many did.
-sub idle_threads {
-  my $server = getppid();
-  my ($param, $count) = (pack('i', 0), 0);
-  for my $tid (split / /, $_[0]) {
-    next unless $SCHED_SETSCHEDULER && -e "/proc/$server/task/$tid";
-    $count++ if syscall($SCHED_SETSCHEDULER, $tid + 0, 5, $param) == 0;
-  }
-  say_line("I $count\n");
-}
-
 sub spawn_one {
   my @f = split /\0/, $_[0], -1;
   my ($id, $file, $cwd, $piped, $argc) = splice @f, 0, 5;
@@ -135,7 +121,6 @@ for (;;) {
   for (;;) {
     if ($buffer =~ /\AR (\S+)\n/) { delete $held{$1}; substr($buffer, 0, $+[0]) = ''; next }
     if ($buffer =~ /\AP (\S+) (\d+)\n/) { make_pipes($1, $2); substr($buffer, 0, $+[0]) = ''; next }
-    if ($buffer =~ /\AI ([\d ]*)\n/) { idle_threads($1); substr($buffer, 0, $+[0]) = ''; next }
     last unless $buffer =~ /\A(\d+)\n/;
     my ($length, $start) = ($1, $+[0]);
     last if length($buffer) < $start + $length;

@@ -27,23 +27,13 @@ import type { ExitStatus, SpawnRequest } from './child.js';
 import { killGroup } from './kill.js';
 import { OutputPipe, type ChildOutput } from './output-pipe.js';
 import { findPerl } from './perl.js';
-import {
-  encodeIdleRequest,
-  encodePipeRequest,
-  encodeRelease,
-  encodeStart,
-  LineSplitter,
-  parseSpawnerLine,
-  type SpawnerMessage,
-} from './spawner-protocol.js';
+import { encodePipeRequest, encodeRelease, encodeStart, LineSplitter, parseSpawnerLine, type SpawnerMessage } from './spawner-protocol.js';
 
 /** The perl program, shipped in the package (the build copies it into dist). */
 const spawnerScript = (): string => packageFile('dist/server/process/spawner.pl');
 
 /** setsid(2)'s syscall number, which spawner.pl calls without loading POSIX (0: it loads POSIX). */
 const SETSID_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 112, arm64: 157, riscv64: 157, loong64: 157 };
-/** sched_setscheduler(2)'s, for `idleThreads` (0: unknown, nothing is changed). */
-const SCHED_SETSCHEDULER_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 144, arm64: 119, riscv64: 119, loong64: 119 };
 
 /** A running child's pipes and its exit, as the server sees them. */
 export interface SpawnedChild {
@@ -82,8 +72,6 @@ export class Spawner {
   private readonly starts = new Map<string, PendingStart>();
   private readonly exits = new Map<number, (status: ExitStatus) => void>();
   private readonly pipeBatches = new Map<string, (pipes: HeldPipe[]) => void>();
-  /** `I` requests waiting for their answer, in the order sent. */
-  private readonly idling: Array<(count: number) => void> = [];
   private nextId = 1;
   private readonly lines = new LineSplitter();
   private dead = false;
@@ -97,7 +85,7 @@ export class Spawner {
     if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
-      const args = [spawnerScript(), String(SETSID_SYSCALL[process.arch] ?? 0), String(SCHED_SETSCHEDULER_SYSCALL[process.arch] ?? 0)];
+      const args = [spawnerScript(), String(SETSID_SYSCALL[process.arch] ?? 0)];
       return new Spawner(spawnProcess(perl, args, { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
     } catch {
       return undefined;
@@ -159,18 +147,6 @@ export class Spawner {
     });
   }
 
-  /**
-   * Puts these threads of the server under SCHED_IDLE (see src/cli/background-threads.ts): a
-   * policy Node cannot set. Resolves with how many it set (0 once the spawner died).
-   */
-  idleThreads(tids: readonly number[]): Promise<number> {
-    if (this.dead) return Promise.resolve(0);
-    return new Promise((resolve) => {
-      this.idling.push(resolve);
-      this.process.stdin!.write(this.takeReleases() + encodeIdleRequest(tids));
-    });
-  }
-
   /** Opens a new descriptor on one of the spawner's, through /proc (throws if /proc refuses). */
   reopen(spawnerFd: number, flags: number): number {
     return fs.openSync(`/proc/${this.process.pid}/fd/${spawnerFd}`, flags);
@@ -180,10 +156,6 @@ export class Spawner {
     if (message.type === 'pipes') {
       this.pipeBatches.get(message.batch)?.(message.pipes);
       this.pipeBatches.delete(message.batch);
-      return;
-    }
-    if (message.type === 'idled') {
-      this.idling.shift()?.(message.count);
       return;
     }
     if (message.type === 'reaped') {
@@ -279,7 +251,6 @@ export class Spawner {
     for (const start of this.starts.values()) start.reject(new SpawnerUnavailable());
     for (const resolve of this.pipeBatches.values()) resolve([]);
     this.pipeBatches.clear();
-    for (const resolve of this.idling.splice(0)) resolve(0);
     for (const [pid, report] of this.exits) {
       killGroup(pid);
       report({ signal: SIGKILL });

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   decodeWaitStatus,
-  encodeIdleRequest,
   encodePipeRequest,
   encodeRelease,
   encodeStart,
@@ -45,7 +44,6 @@ describe('the spawner line protocol', () => {
   it('encodes releases and pipe requests', () => {
     expect(encodeRelease('p3.1')).toBe('R p3.1\n');
     expect(encodePipeRequest('p4', 48)).toBe('P p4 48\n');
-    expect(encodeIdleRequest([12, 13])).toBe('I 12 13\n');
   });
 
   it('parses every message the spawner sends', () => {
@@ -69,7 +67,6 @@ describe('the spawner line protocol', () => {
       ],
     });
     expect(parseSpawnerLine('P p2')).toEqual({ type: 'pipes', batch: 'p2', pipes: [] });
-    expect(parseSpawnerLine('I 3')).toEqual({ type: 'idled', count: 3 });
   });
 
   it('ignores what it does not know', () => {
