@@ -31,6 +31,7 @@ import {
   stalledGrowth,
   throughput,
 } from './bench/workloads.mjs';
+import { loadedRoundTrip } from './bench/round-trips.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -157,6 +158,7 @@ async function measureAll(commands) {
     ['pty', (all) => alternatingThroughput(all, 64 * MiB, true)],
     ['rtt', (all) => roundTripWithFloor(all)],
     ['rtt-cold', (all) => roundTripWithFloor(all, true)],
+    ['rtt-loaded', (all) => loadedRoundTrip(all, transport)],
     ['spawn', spawnLatencyWithFloor],
     ['spawn-retained', (all) => spawnLatency(all, 150)],
     [

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Driver } from './driver.mjs';
+import { coldRoundTrip, metadataRoundTrip } from './round-trips.mjs';
 import { ENV, MiB, mapValues, ms, percentile, repeat, summarize } from './stats.mjs';
 
 /**
@@ -16,7 +17,6 @@ const ROOT_URI = pathToFileURL('/').href;
 const startParams = (processId, argv, tty = false) => ({ processId, argv, cwd: ROOT_URI, env: ENV, tty });
 /** `head -c bytes /dev/zero`: output of a known size. */
 const zeros = (bytes) => ['head', '-c', String(bytes), '/dev/zero'];
-const TMP_URI = pathToFileURL('/tmp').href;
 
 /** `head -c bytes` on a pipe or a PTY, from process/start to process/closed, MiB/s. */
 export async function throughput(command, bytes, tty, transport) {
@@ -57,45 +57,6 @@ async function interleaved(commands, { warmup, blocks, perBlock, sample, prepare
   } finally {
     await Promise.all(Object.values(drivers).map((driver) => driver.close()));
   }
-}
-
-/** One fs/getMetadata round trip on `driver`, µs. */
-async function metadataRoundTrip(driver) {
-  const started = process.hrtime.bigint();
-  await driver.call('fs/getMetadata', { path: TMP_URI });
-  return ms(process.hrtime.bigint() - started) * 1000;
-}
-
-/** How many fresh servers of each command the cold round trip measures, and how many requests each. */
-const COLD_SERVERS = 3;
-const COLD_REQUESTS = 5000;
-
-/**
- * The first 5,000 requests of fresh servers, each measured alone: a fresh
- * server compiles its code on other threads for a while, and a server
- * interleaved with it would be measured against that work, not its own.
- * Servers take turns (the order reversed each round) so that drift skews
- * all alike; the samples of each command's servers are pooled. A first
- * round, not counted, warms this client's own code on every command: the
- * server measured first would otherwise meet a client still compiling.
- */
-async function coldRoundTrip(commands, transport) {
-  const names = Object.keys(commands);
-  const samples = Object.fromEntries(names.map((name) => [name, []]));
-  for (let round = -1; round < COLD_SERVERS; round++) {
-    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
-      const driver = await Driver.start(commands[name], { transport });
-      try {
-        for (let i = 0; i < COLD_REQUESTS; i++) {
-          const sample = await metadataRoundTrip(driver);
-          if (round >= 0) samples[name].push(sample);
-        }
-      } finally {
-        await driver.close();
-      }
-    }
-  }
-  return mapValues(samples, summarize);
 }
 
 /**

@@ -48,7 +48,11 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   runtime?: ProcessRuntime;
   /** Sessions shared between connections (a WebSocket listener's); default: this connection's own. */
   sessions?: SessionRegistry;
-  /** Called once the first answer is written, or at `listen` after an `answeredInitialize` (the CLI then readies its runtime, off the handshake's path). */
+  /**
+   * Called once the first answer is written (the CLI then readies its runtime, off the handshake's
+   * path). After an `answeredInitialize`: once the next answer is written, or `READY_AFTER_MS`
+   * after `listen` if none was by then, so that it does not delay a request already waiting.
+   */
   afterFirstAnswer?: () => void;
   /** An `initialize` the CLI read and answered before this server existed: taken over as if answered here (`early-initialize.ts`). */
   answeredInitialize?: AnsweredInitialize;
@@ -57,6 +61,13 @@ export interface ExecServerOptions extends Omit<ProcessManagerOptions, 'runtime'
   /** How long an `http/request` without a timeout may still wait for its answer after the end of input (default 30 s). */
   httpInputEndGraceMs?: number;
 }
+
+/**
+ * After an `answeredInitialize`, how long `afterFirstAnswer` waits for an answer of the server's
+ * own: a client that sends nothing yet (Codex sends its first command seconds later) still gets a
+ * ready runtime long before it needs one, and a first `process/start` readies it itself.
+ */
+const READY_AFTER_MS = 25;
 
 export class ExecServer {
   readonly done: Promise<number>;
@@ -73,6 +84,7 @@ export class ExecServer {
   private requestsRead = 0;
   private responsesWritten = 0;
   private firstAnswered = false;
+  private readyTimer: NodeJS.Timeout | undefined;
   private inputEnded = false;
   private shuttingDown = false;
   private signalsSeen = 0;
@@ -134,7 +146,7 @@ export class ExecServer {
   /** Starts reading requests. */
   listen(): this {
     this.connection.listen();
-    if (this.options.answeredInitialize) this.onFirstAnswer();
+    if (this.options.answeredInitialize) this.readyTimer = setTimeout(() => this.onFirstAnswer(), READY_AFTER_MS).unref();
     return this;
   }
 
@@ -204,6 +216,7 @@ export class ExecServer {
   private onFirstAnswer(): void {
     if (this.firstAnswered) return;
     this.firstAnswered = true;
+    clearTimeout(this.readyTimer);
     if (this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
   }
 
