@@ -194,7 +194,9 @@ let httpUrl;
 
 async function main() {
   console.log(`exec-server benchmark on ${process.platform}/${process.arch}, node ${process.version}`);
-  console.log(`transport: ${transport} (pipe, pty, rtt, rtt-cold${transport === 'stdio' ? '' : '; the other workloads over stdio'})`);
+  console.log(
+    `transport: ${transport} (pipe, pty, rtt, rtt-cold, rtt-loaded${transport === 'stdio' ? '' : '; the other workloads over stdio'})`,
+  );
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-bench-'));
   const web = http.createServer((_req, res) => res.end('ok'));
   await new Promise((resolve) => web.listen(0, '127.0.0.1', resolve));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { ErrorCode, ExecServer, ExecServerClient, Method, ProcessRuntime, silentLogger } from '../src/index.js';
+import { answerInitialize } from '../src/server/early-initialize.js';
 
 function inProcessServer() {
   const toServer = new PassThrough();
@@ -72,6 +73,42 @@ describe('ExecServer over streams with ExecServerClient.connect', () => {
     toServer.end('{"id":1,"method":"initialize","params":{"clientName":"x"}}\n{"id":2,"method":"nope"}\n');
     expect(await server.done).toBe(0);
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([1, 2]);
+  });
+
+  it('after an initialize answered before it existed: afterFirstAnswer once its own first answer is out, never once it finished', async () => {
+    const early = () =>
+      answerInitialize(Buffer.from('{"id":1,"method":"initialize","params":{"clientName":"early"}}'), () => ({
+        available: false,
+        type: 'linuxSeccomp',
+      }))!.answered;
+    let readied = 0;
+    const serve = () => {
+      const toServer = new PassThrough();
+      const fromServer = new PassThrough();
+      const server = new ExecServer({
+        input: toServer,
+        output: fromServer,
+        logger: silentLogger,
+        answeredInitialize: early(),
+        afterFirstAnswer: () => readied++,
+      }).listen();
+      return { server, toServer, fromServer };
+    };
+    const answering = serve();
+    const lines: string[] = [];
+    answering.fromServer.setEncoding('utf8').on('data', (text: string) => lines.push(...text.split('\n').filter(Boolean)));
+    answering.toServer.write('{"method":"initialized","params":{}}\n{"id":2,"method":"fs/getMetadata","params":{"path":"/tmp"}}\n');
+    await vi.waitFor(() => expect(readied).toBe(1));
+    answering.toServer.end();
+    expect(await answering.server.done).toBe(0);
+    expect(lines.map((line) => JSON.parse(line).id)).toEqual([2]);
+    // Input ended at once: the server finishes before its fallback timer (25 ms), which must not fire after.
+    readied = 0;
+    const ending = serve();
+    ending.toServer.end();
+    expect(await ending.server.done).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readied).toBe(0);
   });
 
   it("gives a forgotten process's retained output back to the runtime's pool", async () => {

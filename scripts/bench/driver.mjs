@@ -45,6 +45,8 @@ function parseLargeAnswer(line) {
   return message;
 }
 
+const SERVER_EXITED = 'the server exited';
+
 export class Driver {
   constructor() {
     this.pending = new Map();
@@ -57,6 +59,8 @@ export class Driver {
     this.chunkSinks = new Map();
     /** Set to hand `process/output` messages to listeners (otherwise they are only counted). */
     this.parseOutput = false;
+    /** Set once the server has exited (`onExit`). */
+    this.exited = false;
   }
 
   /** `transport`: `stdio` (default) or `ws`; `driver.child` is the server process either way. */
@@ -64,6 +68,8 @@ export class Driver {
     const driver = new Driver();
     driver.connection = await connect(transport, command, driver, env ?? process.env);
     driver.child = driver.connection.child;
+    // A server that exits answers nothing more: what waits is answered with an error, not left hanging.
+    driver.child.once('exit', () => driver.onExit());
     await driver.request('initialize', { clientName: 'bench' });
     driver.notify('initialized', {});
     return driver;
@@ -201,7 +207,7 @@ export class Driver {
     const id = this.nextId++;
     this.chunkSinks.set(id, sink);
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      this.expect(id, resolve);
       this.send({ id, method, params });
     });
   }
@@ -217,9 +223,21 @@ export class Driver {
     // The payload's key is the last member: the text ends `"<key>":""}}`.
     const tail = json.length - 3;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      this.expect(id, resolve);
       this.connection.send([json.slice(0, tail), base64, json.slice(tail)]);
     });
+  }
+
+  /** Waits for the answer to `id`, or answers at once with an error if the server has exited. */
+  expect(id, resolve) {
+    if (this.exited) resolve({ id, error: { code: -32000, message: SERVER_EXITED } });
+    else this.pending.set(id, resolve);
+  }
+
+  onExit() {
+    this.exited = true;
+    for (const [id, resolve] of this.pending) resolve({ id, error: { code: -32000, message: SERVER_EXITED } });
+    this.pending.clear();
   }
 
   notify(method, params) {
@@ -229,7 +247,7 @@ export class Driver {
   call(method, params) {
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      this.expect(id, resolve);
       this.send({ id, method, params });
     });
   }

@@ -16,7 +16,8 @@ const TMP_URI = pathToFileURL('/tmp').href;
 /** One fs/getMetadata round trip on `driver`, µs. */
 export async function metadataRoundTrip(driver) {
   const started = process.hrtime.bigint();
-  await driver.call('fs/getMetadata', { path: TMP_URI });
+  const answer = await driver.call('fs/getMetadata', { path: TMP_URI });
+  if (answer.error) throw new Error(`fs/getMetadata: ${answer.error.message}`);
   return ms(process.hrtime.bigint() - started) * 1000;
 }
 
@@ -59,32 +60,50 @@ export async function coldRoundTrip(commands, transport, { servers = COLD_SERVER
   );
 }
 
-/** How many requests each fresh server answers in `rtt-loaded`. */
+/** How many fresh servers of each command `rtt-loaded` measures, and how many requests each. */
+const LOADED_SERVERS = 3;
 const LOADED_REQUESTS = 2000;
 
-/** Busy loops at normal priority, one per core; resolves with a function that kills them and waits for their end. */
-async function saturateCores() {
-  const loops = Array.from({ length: os.availableParallelism() }, () =>
-    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-  );
-  await Promise.all(loops.map((loop) => new Promise((resolve) => loop.once('spawn', resolve))));
-  return async () => {
-    await Promise.all(
-      loops.map((loop) => {
-        const exited = new Promise((resolve) => loop.once('exit', resolve));
-        loop.kill('SIGKILL');
-        return exited;
-      }),
-    );
-  };
+/**
+ * A loop that keeps one core busy. It ends itself once its parent is gone
+ * (checked about every million turns), so that no end of the bench (a
+ * crash, a kill) leaves it running; the bench kills it too.
+ */
+const BUSY_LOOP = 'const parent = process.ppid; for (let i = 0; ; i++) if ((i & 0xfffff) === 0 && process.ppid !== parent) process.exit();';
+
+/** Busy loops at normal priority, one per core, each with a promise of its end (made now: it may end early). */
+function startLoops() {
+  return Array.from({ length: os.availableParallelism() }, () => {
+    const child = spawn(process.execPath, ['-e', BUSY_LOOP], { stdio: 'ignore' });
+    const ended = new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.once('error', resolve);
+    });
+    const started = new Promise((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    return { child, ended, started };
+  });
+}
+
+async function stopLoops(loops) {
+  for (const { child } of loops) child.kill('SIGKILL');
+  await Promise.all(loops.map(({ ended }) => ended));
 }
 
 /** `coldRoundTrip` with every core busy: p50 and p99 in µs; the first request and the worst after it in ms. */
 export async function loadedRoundTrip(commands, transport) {
-  const stop = await saturateCores();
+  const loops = startLoops();
+  const killOnExit = () => {
+    for (const { child } of loops) child.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
   try {
-    return await coldRoundTrip(commands, transport, { servers: 2, requests: LOADED_REQUESTS });
+    await Promise.all(loops.map(({ started }) => started));
+    return await coldRoundTrip(commands, transport, { servers: LOADED_SERVERS, requests: LOADED_REQUESTS });
   } finally {
-    await stop();
+    await stopLoops(loops);
+    process.off('exit', killOnExit);
   }
 }

@@ -8,7 +8,7 @@ import { fmt, MiB } from './stats.mjs';
 
 /** Prints the summary of `ours` (and `peer`'s, when one ran); measures Node's own copy for the block rows. */
 export async function printSummary({ ours, peer, transport, rawFile, blockBytes }) {
-  console.log(`\n## summary (median; pipe, pty, rtt, rtt-cold over ${transport})`);
+  console.log(`\n## summary (median; pipe, pty, rtt, rtt-cold, rtt-loaded over ${transport})`);
   // [label, workload, field]
   const rows = [
     ['pipe MiB/s (256 MiB)', 'pipe', 'mibps'],

@@ -56,6 +56,8 @@ async function exitWithin(child, exited) {
 function stdio(command, sink, env) {
   const { child, exited } = startServer(command, ['pipe', 'pipe', 'inherit'], env);
   child.stdout.on('data', (bytes) => sink.onData(bytes));
+  // Writing to a server that exited fails (EPIPE): its requests are answered with an error (driver.mjs).
+  child.stdin.on('error', () => undefined);
   return {
     child,
     // The parts of one message (texts, or a large payload's bytes).

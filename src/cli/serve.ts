@@ -121,7 +121,8 @@ export function serve(handover: Handover): void {
     ...flags,
     logger,
     runtime,
-    // The runtime (guardian, spawner, first pipes) gets ready once `initialize` is answered, or at the first start.
+    // The runtime (guardian, spawner, first pipes) gets ready once the server has answered (after an
+    // early-answered `initialize`: its own first answer, or 25 ms after listen), or at the first start.
     afterFirstAnswer: () => runtime.prepare(),
     answeredInitialize: answered,
   }).listen();

@@ -214,7 +214,7 @@ export class ExecServer {
   }
 
   private onFirstAnswer(): void {
-    if (this.firstAnswered) return;
+    if (this.firstAnswered || this.finished) return;
     this.firstAnswered = true;
     clearTimeout(this.readyTimer);
     if (this.options.afterFirstAnswer) setImmediate(this.options.afterFirstAnswer);
@@ -252,6 +252,7 @@ export class ExecServer {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.drainDeadline);
+    clearTimeout(this.readyTimer); // a runtime readied now would outlive the server
     if (this.ownsRuntime) this.runtime.stop();
     this.connection.dispose();
     this.resolveDone(code);
