@@ -234,6 +234,7 @@ export class Driver {
     else this.pending.set(id, resolve);
   }
 
+  /** The server exited: every request still waiting is answered with an error. */
   onExit() {
     this.exited = true;
     for (const [id, resolve] of this.pending) resolve({ id, error: { code: -32000, message: SERVER_EXITED } });
