@@ -50,9 +50,13 @@ async function measured(pid, task) {
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 10);
   const started = process.hrtime.bigint();
-  const result = await task();
+  let result;
+  try {
+    result = await task();
+  } finally {
+    clearInterval(sampler); // also when the task failed: a live interval keeps the bench from exiting
+  }
   const seconds = ms(process.hrtime.bigint() - started) / 1000;
-  clearInterval(sampler);
   const client = process.cpuUsage(clientBefore);
   return {
     result,

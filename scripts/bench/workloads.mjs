@@ -197,13 +197,15 @@ export async function fairness(command) {
 /** fs/readFile and fs/writeFile of a 64 MiB file, MiB/s, and the server's RSS growth while writing, as a multiple of the payload. */
 export async function fileTransfer(command, dir, runs) {
   const driver = await Driver.start(command);
+  let sampler;
   try {
-    const file = path.join(dir, 'bench-64m');
+    // A URI, which both generations take (Codex 0.169's refuses a plain path).
+    const file = pathToFileURL(path.join(dir, 'bench-64m')).href;
     const data = Buffer.alloc(64 * MiB, 7);
     const base64 = data.toString('base64');
     const before = rss(driver.child.pid);
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rss(driver.child.pid))), 5);
+    sampler = setInterval(() => (peak = Math.max(peak, rss(driver.child.pid))), 5);
     const write = await repeat(runs, async () => {
       const started = process.hrtime.bigint();
       await driver.request('fs/writeFile', { path: file, dataBase64: base64 });
@@ -218,6 +220,8 @@ export async function fileTransfer(command, dir, runs) {
     });
     return { readMiBps: read, writeMiBps: write, writeRssGrowthX: (peak - before) / (64 * MiB) };
   } finally {
+    // Also when a request failed: a live interval kept the bench from ever exiting.
+    clearInterval(sampler);
     await driver.close();
   }
 }
