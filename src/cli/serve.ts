@@ -122,7 +122,7 @@ export function serve(handover: Handover): void {
     logger,
     runtime,
     // The runtime (guardian, spawner, first pipes) gets ready once the server has answered (after an
-    // early-answered `initialize`: its own first answer, or 25 ms after listen), or at the first start.
+    // early-answered `initialize`, as `afterFirstAnswer` says), or at the first start.
     afterFirstAnswer: () => runtime.prepare(),
     answeredInitialize: answered,
   }).listen();
