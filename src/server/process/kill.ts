@@ -31,14 +31,30 @@ export function signalChild(pid: number, signal: NodeJS.Signals, leaderAlive: bo
   }
 }
 
-/** Fields 4 (ppid) to 6 (session) of /proc/<pid>/stat, after the `(comm)`. */
+/**
+ * Where /proc/<pid>/stat is read: its fields up to the session (the 6th) fit
+ * well inside it, the command name being at most 16 bytes. One buffer and no
+ * fstat or allocation per file: with readFileSync, the scan at a session's
+ * end took several times longer, and it grows with the machine's processes.
+ */
+const statBuffer = Buffer.alloc(1024);
+
+/** Field 6 (session) of /proc/<pid>/stat, after the `(comm)`. */
 function sessionOf(pid: string): number | undefined {
+  let fd: number;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    fd = fs.openSync(`/proc/${pid}/stat`, 'r');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+  try {
+    const stat = statBuffer.toString('latin1', 0, fs.readSync(fd, statBuffer, 0, statBuffer.length, null));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[3]);
   } catch {
     return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
