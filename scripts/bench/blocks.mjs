@@ -14,18 +14,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { Driver } from './driver.mjs';
-import { MiB, ms } from './stats.mjs';
+import { MiB, ms, rss } from './stats.mjs';
 
 const BLOCK = MiB;
 const IN_FLIGHT = 4;
-
-function rss(pid) {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]) * 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** The server's CPU time so far (user + system), ms. */
 function cpuMs(pid) {

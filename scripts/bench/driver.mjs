@@ -46,11 +46,15 @@ function parseLargeAnswer(line) {
 }
 
 const SERVER_EXITED = 'the server exited';
+/** How long after a server's exit `waitFor` still waits for what it wrote before. */
+const EXIT_DRAIN_MS = 1000;
 
 export class Driver {
   constructor() {
     this.pending = new Map();
     this.listeners = new Set();
+    /** The listeners of `waitFor`, with their rejections. */
+    this.waiters = new Map();
     this.outputBytes = new Map();
     this.lastOutputAt = new Map();
     this.nextId = 1;
@@ -239,6 +243,14 @@ export class Driver {
     this.exited = true;
     for (const [id, resolve] of this.pending) resolve({ id, error: { code: -32000, message: SERVER_EXITED } });
     this.pending.clear();
+    // Notifications written just before the exit may still be in the pipe: waiters get a moment.
+    setTimeout(() => {
+      for (const [listener, reject] of this.waiters) {
+        this.listeners.delete(listener);
+        reject(new Error(SERVER_EXITED));
+      }
+      this.waiters.clear();
+    }, EXIT_DRAIN_MS).unref();
   }
 
   notify(method, params) {
@@ -259,16 +271,26 @@ export class Driver {
     return response.result;
   }
 
-  /** Resolves when a message matching `predicate` arrives. */
+  /**
+   * Resolves when a message matching `predicate` arrives; rejects once the
+   * server has exited and what it wrote before has had its time to arrive
+   * (`onExit`), so that a workload whose server died does not wait forever.
+   */
   waitFor(predicate) {
-    return new Promise((resolve) => {
+    if (this.exited) return Promise.reject(new Error(SERVER_EXITED));
+    const waiting = new Promise((resolve, reject) => {
       const listener = (message) => {
         if (!predicate(message)) return;
         this.listeners.delete(listener);
+        this.waiters.delete(listener);
         resolve(message);
       };
       this.listeners.add(listener);
+      this.waiters.set(listener, reject);
     });
+    // Workloads often await it later: its rejection must not count as unhandled meanwhile.
+    waiting.catch(() => undefined);
+    return waiting;
   }
 
   waitClosed(processId) {

@@ -1,4 +1,5 @@
 // Shared constants and statistics of the benchmark scripts.
+import fs from 'node:fs';
 
 export const MiB = 1024 * 1024;
 export const ENV = { PATH: '/usr/bin:/bin' };
@@ -17,4 +18,13 @@ export async function repeat(n, fn) {
   const results = [];
   for (let i = 0; i < n; i++) results.push(await fn());
   return median(results);
+}
+
+/** A process's resident size in bytes (NaN once it is gone). */
+export function rss(pid) {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]) * 1024;
+  } catch {
+    return Number.NaN;
+  }
 }

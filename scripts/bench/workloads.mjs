@@ -1,10 +1,9 @@
 // The workloads `npm run bench` measures, each on one server command (or several, interleaved).
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Driver } from './driver.mjs';
 import { coldRoundTrip, metadataRoundTrip } from './round-trips.mjs';
-import { ENV, MiB, mapValues, ms, percentile, repeat, summarize } from './stats.mjs';
+import { ENV, MiB, mapValues, ms, percentile, repeat, rss, summarize } from './stats.mjs';
 
 /**
  * Paths of the workloads that take `--transport` go as `file://` URIs, which
@@ -118,14 +117,6 @@ export async function concurrency(command, count = 100, bytes = MiB) {
   }
 }
 
-function rss(pid) {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))[1]) * 1024;
-  } catch {
-    return NaN;
-  }
-}
-
 /**
  * RSS growth while the client reads nothing and a child floods: sampled
  * during the stall only (the flow after the client resumes is reported
@@ -145,15 +136,22 @@ export async function stalledGrowth(command, bytes = 512 * MiB, stallMs = 3000) 
       params: startParams('flood', zeros(bytes)),
     });
     let stalledPeak = before;
-    const stallTimer = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
-    await new Promise((resolve) => setTimeout(resolve, stallMs));
-    clearInterval(stallTimer);
-    stalledPeak = Math.max(stalledPeak, rss(pid));
-    let flowingPeak = stalledPeak;
-    const flowTimer = setInterval(() => (flowingPeak = Math.max(flowingPeak, rss(pid))), 50);
-    driver.child.stdout.resume();
-    await closed;
-    clearInterval(flowTimer);
+    let flowingPeak = before;
+    const sample = { stall: undefined, flow: undefined };
+    try {
+      sample.stall = setInterval(() => (stalledPeak = Math.max(stalledPeak, rss(pid))), 50);
+      await new Promise((resolve) => setTimeout(resolve, stallMs));
+      clearInterval(sample.stall);
+      stalledPeak = Math.max(stalledPeak, rss(pid));
+      flowingPeak = stalledPeak;
+      sample.flow = setInterval(() => (flowingPeak = Math.max(flowingPeak, rss(pid))), 50);
+      driver.child.stdout.resume();
+      await closed;
+    } finally {
+      // However the flood ends (a server that dies rejects `closed`): no sampler keeps the bench alive.
+      clearInterval(sample.stall);
+      clearInterval(sample.flow);
+    }
     return {
       growthMiB: (stalledPeak - before) / MiB,
       flowingPeakMiB: (flowingPeak - before) / MiB,
