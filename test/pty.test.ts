@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { findByCmdline, waitDead } from './support/proc.js';
+import { execedAs, settledFds, waitDead } from './support/proc.js';
 import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
 
 let server: ServerProcess;
@@ -24,33 +24,6 @@ async function runTty(argv: string[], extra = {}) {
   await server.waitClosed(processId);
   const exited = server.notifications(processId).find((m) => m.method === 'process/exited')!;
   return { processId, output: server.output(processId).toString(), exitCode: exited.params.exitCode };
-}
-
-/** The pid of the process running `program` with `marker` in its args, once it has exec'd. */
-async function execedAs(program: string, marker: string): Promise<number> {
-  for (let attempt = 0; attempt < 250; attempt++) {
-    for (const pid of findByCmdline(marker)) {
-      const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0];
-      if (argv0 === program) return pid;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no ${program} ${marker}`);
-}
-
-/**
- * A process's open fds once start-up is over: right after exec the dynamic
- * loader and locale setup briefly open fd 3 themselves. An inherited fd stays
- * open, so a real leak still shows after the wait.
- */
-async function settledFds(pid: number): Promise<string[]> {
-  let fds: string[] = [];
-  for (let attempt = 0; attempt < 100; attempt++) {
-    fds = fs.readdirSync(`/proc/${pid}/fd`).sort();
-    if (fds.length === 3) return fds;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return fds;
 }
 
 describe('PTY processes (§3.8)', () => {

@@ -6,6 +6,7 @@
  * descriptor without that flag at start-up came from outside. Linux only.
  */
 import fs from 'node:fs';
+import { readProcHead } from '../server/process/proc-files.js';
 
 const O_CLOEXEC = 0o2000000;
 
@@ -21,8 +22,7 @@ export function closeInheritedDescriptors(): number[] {
     const fd = Number(entry);
     if (fd <= 2) continue;
     try {
-      const info = fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1');
-      const flags = /^flags:\s*([0-7]+)/m.exec(info)?.[1];
+      const flags = /^flags:\s*([0-7]+)/m.exec(readProcHead(`/proc/self/fdinfo/${fd}`) ?? '')?.[1];
       if (flags === undefined || (parseInt(flags, 8) & O_CLOEXEC) !== 0) continue;
       fs.closeSync(fd);
       closed.push(fd);

@@ -104,3 +104,30 @@ export function childrenOf(pid: number): number[] {
       }
     });
 }
+
+/** The pid of the process running `program` with `marker` in its args, once it has exec'd. */
+export async function execedAs(program: string, marker: string): Promise<number> {
+  for (let attempt = 0; attempt < 250; attempt++) {
+    for (const pid of findByCmdline(marker)) {
+      const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0];
+      if (argv0 === program) return pid;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no ${program} ${marker}`);
+}
+
+/**
+ * A process's open fds once start-up is over: right after exec the dynamic
+ * loader and locale setup briefly open fd 3 themselves. An inherited fd stays
+ * open, so a real leak still shows after the wait.
+ */
+export async function settledFds(pid: number): Promise<string[]> {
+  let fds: string[] = [];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    fds = fs.readdirSync(`/proc/${pid}/fd`).sort();
+    if (fds.length === 3) return fds;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return fds;
+}

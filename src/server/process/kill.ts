@@ -6,6 +6,7 @@
  * through /proc.
  */
 import fs from 'node:fs';
+import { readProcHead } from './proc-files.js';
 
 /** Sends `signal` to process group `pgid`; a group that is gone is not an error. */
 export function killGroup(pgid: number, signal: NodeJS.Signals = 'SIGKILL'): boolean {
@@ -31,31 +32,12 @@ export function signalChild(pid: number, signal: NodeJS.Signals, leaderAlive: bo
   }
 }
 
-/**
- * Where /proc/<pid>/stat is read: its fields up to the session (the 6th) fit
- * well inside it, the command name being at most 16 bytes. One buffer and no
- * fstat or allocation per file: with readFileSync, the scan at a session's
- * end took several times longer, and it grows with the machine's processes.
- */
-const statBuffer = Buffer.alloc(1024);
-
-/** Field 6 (session) of /proc/<pid>/stat, after the `(comm)`. */
+/** Field 6 (session) of /proc/<pid>/stat, after the `(comm)` (whose name may hold spaces and parentheses). */
 function sessionOf(pid: string): number | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(`/proc/${pid}/stat`, 'r');
-  } catch {
-    return undefined; // gone meanwhile
-  }
-  try {
-    const stat = statBuffer.toString('latin1', 0, fs.readSync(fd, statBuffer, 0, statBuffer.length, null));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[3]);
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const stat = readProcHead(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[3]);
 }
 
 /** Without /proc (not Linux) nothing can tell whose a number is: such numbers are left alone. */
