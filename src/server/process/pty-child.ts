@@ -154,7 +154,8 @@ export class PtyChild implements Child {
   resume(): void {
     this.paused = false;
     this.reader.resume();
-    if (this.drain) this.armDrainTimer();
+    // After the exit a drain was under way, by marker or by silence: its timer stopped with the pause.
+    if (this.exitCode !== undefined) this.armDrainTimer();
   }
 
   forceClose(): void {
