@@ -116,24 +116,32 @@ describe.each(SPAWN_MODES)('job-control grandchildren of pipe children (EXEC_SER
     expect(await waitDead([jobPid])).toEqual([]);
   });
 
-  it('die at end of input after their leader closed (output sent elsewhere, a job in another group, a PTY job ignoring SIGHUP)', async () => {
-    const server = await startServer(mode);
-    const scripts: Array<[string, boolean]> = [
-      ['sleep 60.106 >/dev/null 2>&1 & echo $!', false],
-      ['set -m; sleep 60.107 >/dev/null 2>&1 & echo $!', false],
-      ["trap '' HUP; sleep 60.108 >/dev/null 2>&1 & echo $!; sleep 0.2", true],
-    ];
-    const pids: number[] = [];
-    for (const [script, tty] of scripts) {
-      const processId = nextId();
-      await server.start(processId, ['bash', '-c', script], { tty });
-      await server.waitClosed(processId);
-      pids.push(Number.parseInt(server.output(processId).toString(), 10));
-    }
-    expect(pids.filter((pid) => !isAlive(pid))).toEqual([]);
-    await server.close();
-    expect(await waitDead(pids)).toEqual([]);
-  });
+  it.each(['at end of input', 'when the server is SIGKILLed (the guardian)'])(
+    'die %s after their leader closed (output sent elsewhere, a job in another group, a PTY job ignoring SIGHUP)',
+    async (ending) => {
+      const server = await startServer(mode);
+      const scripts: Array<[string, boolean]> = [
+        ['sleep 60.106 >/dev/null 2>&1 & echo $!', false],
+        ['set -m; sleep 60.107 >/dev/null 2>&1 & echo $!', false],
+        ["trap '' HUP; sleep 60.108 >/dev/null 2>&1 & echo $!; sleep 0.2", true],
+      ];
+      const pids: number[] = [];
+      for (const [script, tty] of scripts) {
+        const processId = nextId();
+        await server.start(processId, ['bash', '-c', script], { tty });
+        await server.waitClosed(processId);
+        pids.push(Number.parseInt(server.output(processId).toString(), 10));
+      }
+      expect(pids.filter((pid) => !isAlive(pid))).toEqual([]);
+      if (ending === 'at end of input') {
+        await server.close();
+      } else {
+        server.child.kill('SIGKILL');
+        await server.exited;
+      }
+      expect(await waitDead(pids)).toEqual([]);
+    },
+  );
 });
 
 describe('streamed HTTP bodies under a slow client', () => {

@@ -23,7 +23,7 @@ describe('Guardian', () => {
     const released = sleeper('30.62');
     guardian.watch(kept);
     guardian.watch(released);
-    guardian.release(released);
+    guardian.forget([released]);
     guardian.stop(); // end of its stdin, as when the server dies
     expect(await waitDead([kept])).toEqual([]);
     expect(isAlive(released)).toBe(true);
@@ -36,10 +36,35 @@ describe('Guardian', () => {
     for (const pid of kept) guardian.watch(pid);
     for (let i = 0; i < 20; i++) {
       guardian.watch(released);
-      guardian.release(released);
+      guardian.forget([released]);
     }
     guardian.stop();
     expect(await waitDead(kept)).toEqual([]);
     expect(isAlive(released)).toBe(true);
+  });
+
+  it('kills what a reaped leader left in its group, unless a live process has the number now', async () => {
+    const guardian = new Guardian();
+    // A leader that exits at once, leaving a job in its group; Node reaps it.
+    const leader = spawn('sh', ['-c', 'sleep 30.66 >/dev/null 2>&1 & echo $!'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    spawned.push(leader);
+    let printed = '';
+    leader.stdout!.on('data', (chunk) => (printed += chunk));
+    await new Promise((resolve) => leader.on('close', resolve));
+    const left = Number.parseInt(printed, 10);
+    expect(isAlive(left)).toBe(true);
+    // A number that a live process holds stands for that process now, not for a group of ours.
+    const stranger = sleeper('30.67');
+    for (const pid of [leader.pid!, stranger]) {
+      guardian.watch(pid);
+      guardian.reap(pid);
+    }
+    guardian.stop();
+    try {
+      expect(await waitDead([left])).toEqual([]);
+      expect(isAlive(stranger)).toBe(true);
+    } finally {
+      if (isAlive(left)) process.kill(left, 'SIGKILL');
+    }
   });
 });

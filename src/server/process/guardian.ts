@@ -9,8 +9,11 @@
  * reads the registry and kills what is still registered.
  *
  * The registry is an unlinked temporary file shared with the guardian as
- * its fd 3: `+pgid` / `-pgid` lines written with positional writes, so the
- * shared file offset stays at 0 for the guardian's final read. Writing to a
+ * its fd 3: `+pgid` (a live group), `=pgid` (the leader was reaped: what it
+ * left in its group and session is killed too, unless a stranger took the
+ * number since, as `kill.ts` decides) and `-pgid` (forget it) lines written
+ * with positional writes, so the shared file offset stays at 0 for the
+ * guardian's final read. Writing to a
  * file wakes nobody; the pipe this replaced woke the guardian twice per
  * process, which cost a quarter of a millisecond per spawn here.
  */
@@ -26,14 +29,23 @@ const SCRIPT = `
 trap '' HUP INT TERM PIPE
 while read -r _; do :; done
 groups=' '
+reaped=' '
 while IFS= read -r line; do
+  g=\${line#?}
+  case $groups in *" $g "*) groups="\${groups%% $g *} \${groups#* $g }" ;; esac
+  case $reaped in *" $g "*) reaped="\${reaped%% $g *} \${reaped#* $g }" ;; esac
   case $line in
-    +*) groups="$groups\${line#+} " ;;
-    -*) g=\${line#-}
-        case $groups in *" $g "*) groups="\${groups%% $g *} \${groups#* $g }" ;; esac ;;
+    +*) groups="$groups$g " ;;
+    =*) reaped="$reaped$g " ;;
   esac
 done <&3
 for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
+# A reaped leader's number stands for its group and session only while no process has it.
+for g in $reaped; do
+  [ -e "/proc/$g" ] && continue
+  kill -KILL "-$g" 2>/dev/null
+  groups="$groups$g "
+done
 # Each group leads its own session; job-control jobs left it for other groups of that session.
 for p in /proc/[0-9]*; do
   read -r stat 2>/dev/null <"$p/stat" || continue
@@ -51,6 +63,7 @@ export class Guardian {
   private registry: number | undefined;
   private position = 0;
   private readonly live = new Set<number>();
+  private readonly reaped = new Set<number>();
 
   /** `compactAtBytes`: when to rewrite the registry (tests make it small). */
   constructor(private readonly compactAtBytes = COMPACT_AT_BYTES) {}
@@ -93,17 +106,37 @@ export class Guardian {
     this.append(`+${pgid}\n`);
   }
 
-  release(pgid: number): void {
+  /** The group's leader was reaped: what it left behind is still to be killed if the server dies (`=` lines). */
+  reap(pgid: number): void {
     this.live.delete(pgid);
-    if (this.position < this.compactAtBytes) {
-      this.append(`-${pgid}\n`);
-      return;
+    this.reaped.add(pgid);
+    this.record(`=${pgid}\n`);
+  }
+
+  /** The groups are gone (killed, or empty): the guardian forgets them. */
+  forget(pgids: Iterable<number>): void {
+    for (const pgid of pgids) {
+      this.live.delete(pgid);
+      this.reaped.delete(pgid);
     }
-    // Truncating first means a crash mid-rewrite can miss a group, but never
-    // leaves a torn line that would name a stranger's group.
+    this.rewrite();
+  }
+
+  /** Appends `lines`, or rewrites the registry once it has grown past `compactAtBytes`. */
+  private record(lines: string): void {
+    if (this.position < this.compactAtBytes) this.append(lines);
+    else this.rewrite();
+  }
+
+  /**
+   * The registry with only what is still known. Truncating first means a crash mid-rewrite can
+   * miss a group, but never leaves a torn line that would name a stranger's group.
+   */
+  private rewrite(): void {
     this.position = 0;
     if (this.registry !== undefined) fs.ftruncateSync(this.registry, 0);
-    this.append([...this.live].map((group) => `+${group}\n`).join(''));
+    const lines = [...[...this.live].map((group) => `+${group}\n`), ...[...this.reaped].map((group) => `=${group}\n`)];
+    this.append(lines.join(''));
   }
 
   private append(lines: string): void {

@@ -5,6 +5,7 @@
  * processes still open. Kept apart from the processes themselves, which are
  * forgotten once their retention passes.
  */
+import type { Guardian } from './guardian.js';
 import { killLeftovers } from './kill.js';
 
 /** Past this many leaders, those whose groups are empty are dropped (bounded memory in a long session). */
@@ -19,22 +20,32 @@ function groupHasMembers(pgid: number): boolean {
   }
 }
 
+/**
+ * The guardian is told of each (`Guardian.reap`), so that what they left is
+ * killed even if the server itself is killed, and forgets them with them.
+ */
 export class ReapedLeaders {
   private readonly ids = new Set<number>();
   private pruneAt = PRUNE_FROM;
 
+  constructor(private readonly guardian: Pick<Guardian, 'reap' | 'forget'>) {}
+
   add(pid: number): void {
     this.ids.add(pid);
+    this.guardian.reap(pid);
     if (this.ids.size <= this.pruneAt) return;
     // An empty group can only come back as a stranger's. (A job moved to another group of the
     // session is missed here once its leader's group is empty: the bound's price.)
-    for (const id of this.ids) if (!groupHasMembers(id)) this.ids.delete(id);
+    const empty = [...this.ids].filter((id) => !groupHasMembers(id));
+    for (const id of empty) this.ids.delete(id);
+    this.guardian.forget(empty);
     this.pruneAt = Math.max(PRUNE_FROM, 2 * this.ids.size);
   }
 
   /** SIGKILLs what each leader left in its group and session, unless a stranger took the number since. */
   killAll(): void {
     killLeftovers(this.ids);
+    this.guardian.forget(this.ids);
     this.ids.clear();
   }
 }

@@ -54,13 +54,14 @@ export class ProcessManager {
   private retentionHeld = false;
   /** The timers that forget closed processes, by id. */
   private readonly retention = new Map<string, NodeJS.Timeout>();
-  private readonly reapedLeaders = new ReapedLeaders();
+  private readonly reapedLeaders: ReapedLeaders;
 
   constructor(
     private readonly sink: ProcessEventSink,
     options: ProcessManagerOptions,
   ) {
     this.runtime = options.runtime;
+    this.reapedLeaders = new ReapedLeaders(this.runtime.guardian);
     this.retentionMs = options.retentionMs;
     this.serverEnv = options.serverEnv ?? process.env;
     this.bwrapPath = options.bwrap;
@@ -91,8 +92,7 @@ export class ProcessManager {
     this.runtime.guardian.watch(child.pid);
     process.onClosed = () => {
       held?.release(); // the sandbox's pid namespace is gone with bwrap: nothing uses its stand-ins
-      this.runtime.guardian.release(child.pid);
-      this.reapedLeaders.add(child.pid);
+      this.reapedLeaders.add(child.pid); // the guardian keeps it too, for what it left behind
       this.retain(processId, process);
     };
     if (this.sink.generation() === 1) return { processId };
