@@ -12,7 +12,11 @@ export interface RunOptions {
   tty?: boolean;
   /** Written to the process's stdin, which is then closed (pipes) or sent ^D (PTY). */
   stdin?: Uint8Array | string;
-  /** Terminate the process after this long (its result then has `timedOut`, and comes once it has exited). */
+  /**
+   * How long the run may take: the process is then terminated, and the result (with `timedOut`)
+   * comes once it has exited; or, if it had exited already and something it left running holds
+   * its output open, at once, with the output that has arrived (its exit code is its own).
+   */
   timeoutMs?: number;
   /** Keep at most this many bytes of output (per stream and merged); later bytes are dropped. */
   maxOutputBytes?: number;
@@ -77,20 +81,25 @@ export async function runProcess(client: Starter, argv: string[], options: RunOp
   const tty = options.tty ?? false;
   const session = await client.start({ argv, cwd: options.cwd, env: options.env, tty, pipeStdin: options.stdin !== undefined && !tty });
   let timedOut = false;
+  let exitCode: number | null | undefined;
+  const events = session[Symbol.asyncIterator]();
   const timer =
     options.timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
           timedOut = true;
           void session.terminate().catch(() => undefined);
+          // Exited already, so what holds its output open is something it left running, which
+          // terminate no longer reaches (§3.6): the result comes now, with what has arrived.
+          if (exitCode !== undefined) void events.return?.();
         }, options.timeoutMs);
   try {
     if (options.stdin !== undefined) {
       if (tty) await session.write(withEndOfInput(Buffer.from(options.stdin)));
       else await session.closeStdin(options.stdin);
     }
-    let exitCode: number | null = null;
-    for await (const event of session) {
+    for (let next = await events.next(); !next.done; next = await events.next()) {
+      const event = next.value;
       if (event.type === 'output') {
         (event.stream === 'stderr' ? stderr : stdout).add(event.chunk);
         output.add(event.chunk);
@@ -103,7 +112,7 @@ export async function runProcess(client: Starter, argv: string[], options: RunOp
       }
     }
     return {
-      exitCode,
+      exitCode: exitCode ?? null,
       stdout: stdout.buffer,
       stderr: stderr.buffer,
       output: output.buffer,
@@ -112,5 +121,6 @@ export async function runProcess(client: Starter, argv: string[], options: RunOp
     };
   } finally {
     clearTimeout(timer);
+    await events.return?.(); // the loop's end, however it ended: the session stops queueing for it
   }
 }
