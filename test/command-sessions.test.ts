@@ -67,6 +67,18 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     expect(late.output).toContain('codex');
   });
 
+  it.concurrent('lets concurrent calls on one session take turns, each with the output of its own input', async ({ expect }) => {
+    const id = await shell();
+    const [first, second] = await Promise.all([
+      sessions.exec({ sessionId: id, input: ['echo turn-$((40+2))\n'], timeoutMs: 600 }),
+      sessions.exec({ sessionId: id, input: ['echo turn-$((50+3))\n'], timeoutMs: 600 }),
+    ]);
+    expect(first.output).toContain('turn-42');
+    expect(first.output).not.toContain('turn-53');
+    expect(second.output).toContain('turn-53');
+    expect(second.output).not.toContain('turn-42');
+  });
+
   it.concurrent('forgets a session whose process exited, with an unknown-session error', async ({ expect }) => {
     const id = await shell();
     await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 800 });

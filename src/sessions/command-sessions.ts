@@ -54,6 +54,8 @@ export class CommandSessionError extends Error {
 interface Session {
   processId: string;
   output: SessionOutput;
+  /** The end of the last call on it: calls on one session take turns, each writing once the one before has collected. */
+  turn: Promise<unknown>;
   closed: boolean;
   exitCode?: number;
   /** Why its events stopped when the transport went (the process's fate is unknown). */
@@ -100,10 +102,18 @@ export class CommandSessions {
   async exec(request: ExecRequest): Promise<ExecResult> {
     if (this.closing) throw closedError();
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
-    const [id, session] =
-      request.sessionId === undefined
-        ? await this.opening.track(this.open(request.input))
-        : await this.resume(request.sessionId, request.input);
+    const { sessionId, input } = request;
+    if (sessionId === undefined) return this.collect(...(await this.opening.track(this.open(input))), timeoutMs, warning);
+    // Concurrent calls on one session would split its output between them at random: they take turns.
+    const queued = this.sessions.get(sessionId);
+    const call = (queued?.turn ?? Promise.resolve()).then(async () =>
+      this.collect(...(await this.resume(sessionId, input)), timeoutMs, warning),
+    );
+    if (queued) queued.turn = call.catch(() => undefined);
+    return call;
+  }
+
+  private async collect(id: number, session: Session, timeoutMs: number, warning: string): Promise<ExecResult> {
     // Output keeps coming in until the deadline; only the session's end cuts the wait short.
     if (!session.closed && timeoutMs > 0) await session.output.waitForEnd(timeoutMs);
     // An unfinished character waits for the rest of its bytes in the next call.
@@ -118,7 +128,12 @@ export class CommandSessions {
 
   private async open(argv: string[]): Promise<[number, Session]> {
     if (argv.length === 0) throw new CommandSessionError('missingCommandLine', 'missing command line');
-    const session: Session = { processId: randomUuid(), output: new SessionOutput(OUTPUT_MAX_BYTES), closed: false };
+    const session: Session = {
+      processId: randomUuid(),
+      output: new SessionOutput(OUTPUT_MAX_BYTES),
+      turn: Promise.resolve(),
+      closed: false,
+    };
     // Registered first: output may arrive before start() resolves.
     this.byProcess.set(session.processId, session);
     try {
