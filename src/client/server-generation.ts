@@ -6,8 +6,9 @@
  * paths. The client's API stays in native paths either way.
  */
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Errors } from '../protocol/errors.js';
+import { fileUriToPath } from '../protocol/path-uri.js';
 import { ClientErrors } from './errors.js';
 
 export class ServerGeneration {
@@ -28,7 +29,7 @@ export class ServerGeneration {
   static fromInitialize(result: { environmentInfo?: { cwd?: string } }, forced?: 1 | 2): ServerGeneration {
     if (!result.environmentInfo || forced === 1) return new ServerGeneration(1, undefined);
     const cwd = result.environmentInfo.cwd;
-    return new ServerGeneration(2, cwd?.startsWith('file:') ? fileURLToPath(cwd) : cwd);
+    return new ServerGeneration(2, cwd?.startsWith('file:') ? fileUriToPath(cwd) : cwd);
   }
 
   /**
@@ -53,9 +54,12 @@ export class ServerGeneration {
     return pathToFileURL(absolute).href;
   }
 
-  /** A path from an answer, as the client's API gives it (native). */
+  /**
+   * A path from an answer, as the client's API gives it (native). Decoded as the server decodes
+   * a request's URIs: Node's fileURLToPath reads `/q|` at the start of a path as the drive `q:`.
+   */
   fromServer(answer: string): string {
-    return answer.startsWith('file:') ? fileURLToPath(answer) : answer;
+    return answer.startsWith('file:') ? fileUriToPath(answer) : answer;
   }
 
   /** The members a write carries: a fresh `writeId` per write and process in generation 2. */
