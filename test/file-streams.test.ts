@@ -73,3 +73,17 @@ describe('file streams when their client goes away', () => {
     expect(error.message).toMatch(/the executor is closed/);
   });
 });
+
+describe('file streams in process', () => {
+  it("keep only a small file's bytes, not the block's memory, in each chunk (LocalExecutor hands them over as they are)", async () => {
+    const executor = new LocalExecutor();
+    try {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < 3; i++) for await (const chunk of executor.openRead(file)) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe('small file'.repeat(3));
+      for (const chunk of chunks) expect(chunk.buffer.byteLength).toBeLessThan(64 * 1024);
+    } finally {
+      await executor.close();
+    }
+  });
+});

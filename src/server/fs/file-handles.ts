@@ -106,7 +106,12 @@ export class FileHandles {
     const reuse = () => {
       if (buffer.length === MAX_BLOCK_BYTES && this.spare.length < SPARE_BUFFERS) this.spare.push(buffer);
     };
-    return { chunk: new Base64Payload(buffer.subarray(0, filled), reuse), eof: filled < length };
+    if (filled * 2 >= buffer.length) return { chunk: new Base64Payload(buffer.subarray(0, filled), reuse), eof: filled < length };
+    // A short read (the end of a file): only what was read is kept. In process (LocalExecutor) the
+    // chunk goes to the caller as it is, and a slice would keep the whole block's memory alive.
+    const exact = Buffer.from(buffer.subarray(0, filled));
+    reuse();
+    return { chunk: new Base64Payload(exact), eof: filled < length };
   }
 
   /**
