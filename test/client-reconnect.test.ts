@@ -7,6 +7,8 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventQueue } from '../src/client/event-queue.js';
 import { ExecServerClient, type ProcessEvent } from '../src/index.js';
@@ -101,6 +103,29 @@ describe('ExecServerClient reconnect', () => {
     } finally {
       proxy.unblock();
       await client.close();
+    }
+  });
+
+  it('fails a file stream left idle across a reconnect with a disconnected error that says the connection was replaced', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-reconnect-files-'));
+    const client = await ExecServerClient.connectWebSocket(proxy.url, { reconnect: true });
+    try {
+      const writer = client.openWrite(path.join(dir, 'target'), { blockSize: 4096 });
+      const writerError = new Promise<Error>((resolve) => writer.on('error', resolve));
+      // An empty write is called back once the file is open, with no block on its way at the cut
+      // (one that is gets outcomeUnknown). Readers and writers share the check.
+      await new Promise<void>((resolve, reject) => writer.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve())));
+      await goDown(client.sessionId);
+      proxy.unblock();
+      await client.getMetadata(dir); // resumed on a new connection
+      writer.end(Buffer.alloc(4096, 2)); // blocks go out ahead: a failed one is reported at the latest by the end
+      const error = await writerError;
+      expect(error).toMatchObject({ name: 'ExecServerClientError', kind: 'disconnected' });
+      expect(error.message).toContain('the connection this file was opened on was replaced');
+    } finally {
+      proxy.unblock();
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -73,6 +73,12 @@ export const ClientErrors = {
       'outcomeUnknown',
       `${method} was in flight when the connection dropped (${reason}); it may or may not have been carried out`,
     ),
+  /** A file stream whose handle belonged to a connection that a reconnect replaced: the server closed it with that connection. */
+  handleConnectionReplaced: () =>
+    new ExecServerClientError(
+      'disconnected',
+      `${DISCONNECTED}: the connection this file was opened on was replaced, and its handle ended with it`,
+    ),
   /** A process session or streamed body cut off by a disconnect (`message` is the disconnect's). */
   cutOff: (message: string) => new ExecServerClientError('disconnected', message),
   /** The server reported that a streamed HTTP body failed. */

@@ -257,7 +257,9 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
     return runProcess(this, argv, options);
   }
-
+  override connection(): unknown {
+    return this.link;
+  }
   private readonly backend = this.sessionBackend();
 
   /** The protocol generation the server speaks (2 for Codex 0.169 and later), learnt from `initialize`. */

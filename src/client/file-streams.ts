@@ -13,7 +13,7 @@ import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/met
 export const MAX_BLOCK_BYTES = 1024 * 1024;
 const IN_FLIGHT = 4;
 
-type Call = <M extends MethodName>(method: M, params: SentParamsOf<M>) => Promise<ProducedResultOf<M>>;
+export type Call = <M extends MethodName>(method: M, params: SentParamsOf<M>) => Promise<ProducedResultOf<M>>;
 
 export interface FileStreamOptions {
   /** Bytes per request, at most 1 MiB (the default). */

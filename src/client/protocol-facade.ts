@@ -16,7 +16,8 @@ import type {
   WriteStatus,
 } from '../protocol/types.js';
 import type { Readable, Writable } from 'node:stream';
-import { blockReader, blockWriter, type FileStreamOptions } from './file-streams.js';
+import { ClientErrors } from './errors.js';
+import { blockReader, blockWriter, type Call, type FileStreamOptions } from './file-streams.js';
 import { decodeReadResult, type ReadOptions, type ReadResult, type SessionBackend } from './process-session.js';
 import type { ServerGeneration } from './server-generation.js';
 
@@ -138,12 +139,24 @@ export abstract class ProtocolFacade {
 
   /** The file as a Readable, read in blocks (`fs/open` and `fs/readBlock`): bounded memory for any size. */
   openRead(file: string, options?: FileStreamOptions): Readable {
-    return blockReader((method, params) => this.call(method, params), this.speech().path(file), options);
+    return blockReader(this.handleCalls(), this.speech().path(file), options);
   }
 
   /** A Writable that replaces the file (truncated at once), written in blocks with `fs/writeBlock`. */
   openWrite(file: string, options?: FileStreamOptions): Writable {
-    return blockWriter((method, params) => this.call(method, params), this.speech().path(file), options);
+    return blockWriter(this.handleCalls(), this.speech().path(file), options);
+  }
+
+  /** @internal What file handles belong to (a server closes them with it); a client's changes when a reconnect replaces its connection. */
+  connection(): unknown {
+    return undefined;
+  }
+
+  /** Calls for one file handle: refused with a client error once the connection it was opened on is gone. */
+  private handleCalls(): Call {
+    const opened = this.connection();
+    return (method, params) =>
+      this.connection() === opened ? this.call(method, params) : Promise.reject(ClientErrors.handleConnectionReplaced());
   }
 
   /** The canonical form of a path, as a native path. */

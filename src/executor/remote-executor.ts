@@ -42,6 +42,10 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
     return this.client.serverGeneration;
   }
 
+  override connection(): unknown {
+    return this.client.connection();
+  }
+
   async start(params: ExecutorStartParams): Promise<{ processId: string }> {
     if (this.closing) throw closedError();
     return this.starting.track(this.startSession(params));
