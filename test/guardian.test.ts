@@ -23,7 +23,8 @@ describe('Guardian', () => {
     const released = sleeper('30.62');
     guardian.watch(kept);
     guardian.watch(released);
-    guardian.forget([released]);
+    guardian.reap(released);
+    guardian.forget([released]); // the server swept what it left
     guardian.stop(); // end of its stdin, as when the server dies
     expect(await waitDead([kept])).toEqual([]);
     expect(isAlive(released)).toBe(true);
@@ -36,6 +37,7 @@ describe('Guardian', () => {
     for (const pid of kept) guardian.watch(pid);
     for (let i = 0; i < 20; i++) {
       guardian.watch(released);
+      guardian.reap(released);
       guardian.forget([released]);
     }
     guardian.stop();
@@ -66,5 +68,15 @@ describe('Guardian', () => {
     } finally {
       if (isAlive(left)) process.kill(left, 'SIGKILL');
     }
+  });
+
+  it('kills a live group whose number an earlier leader had, even after that earlier one is forgotten', async () => {
+    const guardian = new Guardian();
+    const reused = sleeper('30.68');
+    guardian.reap(reused); // an earlier process's leader, reaped; the number came back for a new group
+    guardian.watch(reused);
+    guardian.forget([reused]); // the earlier one's session ends (another session's, in WebSocket mode)
+    guardian.stop();
+    expect(await waitDead([reused])).toEqual([]);
   });
 });

@@ -9,11 +9,12 @@
  * reads the registry and kills what is still registered.
  *
  * The registry is an unlinked temporary file shared with the guardian as
- * its fd 3: `+pgid` (a live group), `=pgid` (the leader was reaped: what it
- * left in its group and session is killed too, unless a stranger took the
- * number since, as `kill.ts` decides) and `-pgid` (forget it) lines written
- * with positional writes, so the shared file offset stays at 0 for the
- * guardian's final read. Writing to a
+ * its fd 3: `+pgid` (a live group) and `=pgid` (the leader was reaped: what
+ * it left in its group and session is killed too, unless a stranger took the
+ * number since, as `kill.ts` decides) lines written with positional writes,
+ * so the shared file offset stays at 0 for the guardian's final read; the
+ * last line about a number counts. What is forgotten goes at the next
+ * rewrite of the file. Writing to a
  * file wakes nobody; the pipe this replaced woke the guardian twice per
  * process, which cost a quarter of a millisecond per spawn here.
  */
@@ -102,6 +103,8 @@ export class Guardian {
 
   watch(pgid: number): void {
     this.ensure();
+    // A number reaped before and taken again: it stands for the new group now.
+    this.reaped.delete(pgid);
     this.live.add(pgid);
     this.append(`+${pgid}\n`);
   }
@@ -113,12 +116,13 @@ export class Guardian {
     this.record(`=${pgid}\n`);
   }
 
-  /** The groups are gone (killed, or empty): the guardian forgets them. */
+  /**
+   * What these reaped leaders left is gone (the server killed it, or their groups are empty): the
+   * guardian forgets them, by a rewrite of the registry. A live group is not touched: its number
+   * may be another session's now.
+   */
   forget(pgids: Iterable<number>): void {
-    for (const pgid of pgids) {
-      this.live.delete(pgid);
-      this.reaped.delete(pgid);
-    }
+    for (const pgid of pgids) this.reaped.delete(pgid);
     this.rewrite();
   }
 

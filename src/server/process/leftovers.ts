@@ -27,12 +27,17 @@ function groupHasMembers(pgid: number): boolean {
 export class ReapedLeaders {
   private readonly ids = new Set<number>();
   private pruneAt = PRUNE_FROM;
+  /** Set by `killAll`: the session is ending, and leaders reaped from then on are swept at once. */
+  private ending = false;
+  private sweep: NodeJS.Immediate | undefined;
 
   constructor(private readonly guardian: Pick<Guardian, 'reap' | 'forget'>) {}
 
   add(pid: number): void {
     this.ids.add(pid);
     this.guardian.reap(pid);
+    // The processes killed at the end close after the sweep: theirs, in one pass for all of them.
+    if (this.ending) this.sweep ??= setImmediate(() => this.killAll());
     if (this.ids.size <= this.pruneAt) return;
     // An empty group can only come back as a stranger's. (A job moved to another group of the
     // session is missed here once its leader's group is empty: the bound's price.)
@@ -44,6 +49,8 @@ export class ReapedLeaders {
 
   /** SIGKILLs what each leader left in its group and session, unless a stranger took the number since. */
   killAll(): void {
+    this.ending = true;
+    this.sweep = undefined;
     killLeftovers(this.ids);
     this.guardian.forget(this.ids);
     this.ids.clear();
