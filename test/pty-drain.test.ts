@@ -9,30 +9,43 @@ import { findByCmdline, waitDead } from './support/proc.js';
 import { BASE_ENV, ServerProcess } from './support/server-process.js';
 
 describe('a PTY whose leader exits while the client reads nothing', () => {
-  it('still gets its exit once the client reads again, with a job flooding the terminal', async () => {
-    const server = await ServerProcess.started();
-    server.keepOutput = false;
-    try {
-      // The job keeps the terminal full, so the server cannot write its drain marker at the exit.
-      const script = 'set -m; yes > /dev/tty & sleep 0.5; exit 3 # pty-drain-leader';
-      server.child.stdout.pause();
-      server.send({
-        id: 'start',
-        method: 'process/start',
-        params: { processId: 'flood', argv: ['bash', '-c', script], cwd: '/tmp', env: BASE_ENV, tty: true },
-      });
-      let leaders: number[] = [];
-      while (leaders.length === 0) {
-        leaders = findByCmdline('pty-drain-leader', 'bash');
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  it.each([
+    ['reads again', false],
+    ['then only reads slowly (a pause after every chunk)', true],
+  ])(
+    'still gets its exit once the client %s, with a job flooding the terminal',
+    async (_how, slowly) => {
+      const server = await ServerProcess.started();
+      server.keepOutput = false;
+      try {
+        // The job keeps the terminal full, so the server cannot write its drain marker at the exit.
+        const script = 'set -m; yes > /dev/tty & sleep 0.5; exit 3 # pty-drain-leader';
+        server.child.stdout.pause();
+        server.send({
+          id: 'start',
+          method: 'process/start',
+          params: { processId: 'flood', argv: ['bash', '-c', script], cwd: '/tmp', env: BASE_ENV, tty: true },
+        });
+        let leaders: number[] = [];
+        while (leaders.length === 0) {
+          leaders = findByCmdline('pty-drain-leader', 'bash');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(await waitDead(leaders, 10_000)).toEqual([]);
+        if (slowly) {
+          server.child.stdout.on('data', () => {
+            server.child.stdout.pause();
+            setTimeout(() => server.child.stdout.resume(), 300);
+          });
+        }
+        server.child.stdout.resume();
+        const exited = await server.waitFor((m) => m.method === 'process/exited' && m.params.processId === 'flood', 15_000);
+        expect(exited.params.exitCode).toBe(3);
+        await server.waitClosed('flood', 15_000);
+      } finally {
+        await server.dispose();
       }
-      expect(await waitDead(leaders, 10_000)).toEqual([]);
-      server.child.stdout.resume();
-      const exited = await server.waitFor((m) => m.method === 'process/exited' && m.params.processId === 'flood', 15_000);
-      expect(exited.params.exitCode).toBe(3);
-      await server.waitClosed('flood', 15_000);
-    } finally {
-      await server.dispose();
-    }
-  }, 40_000);
+    },
+    40_000,
+  );
 });

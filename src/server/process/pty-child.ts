@@ -71,6 +71,7 @@ export class PtyChild implements Child {
   private exitCode: ExitStatus | undefined;
   private drain: MarkerSearch | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
+  private quietDeadline: NodeJS.Timeout | undefined;
   private inputEnded = false;
   private readonly batch: OutputBatch;
   /** Answers the terminal's status queries (generation 2, as the reference), or undefined. */
@@ -154,8 +155,7 @@ export class PtyChild implements Child {
   resume(): void {
     this.paused = false;
     this.reader.resume();
-    // After the exit a drain was under way, by marker or by silence: its timer stopped with the pause.
-    if (this.exitCode !== undefined) this.armDrainTimer();
+    if (this.drain) this.armDrainTimer();
   }
 
   forceClose(): void {
@@ -200,11 +200,16 @@ export class PtyChild implements Child {
     this.armDrainTimer();
   }
 
-  /** Without a marker: close our slave end and wait for EIO or silence. */
+  /**
+   * Without a marker: close our slave end and wait for EIO, or at most the drain's time. Unlike
+   * the marker's wait, a pause does not stop that clock: with no marker, nothing tells output from
+   * before the exit apart, and a job that keeps the terminal full (the usual reason the marker
+   * could not be written) would otherwise hold the exit back for as long as the client is slow.
+   */
   private finishAfterQuiet(): void {
     this.closeSlave();
     if (this.inputEnded) this.finish();
-    else this.armDrainTimer();
+    else this.quietDeadline ??= setTimeout(() => this.finish(), DRAIN_TIMEOUT_MS);
   }
 
   private onInputEnd(): void {
@@ -229,6 +234,7 @@ export class PtyChild implements Child {
     this.finished = true;
     this.writer.stop();
     this.clearDrainTimer();
+    clearTimeout(this.quietDeadline);
     const held = this.queries?.flush();
     if (held && held.length > 0) this.batch.add(held);
     this.batch.end();
