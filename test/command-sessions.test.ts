@@ -119,8 +119,11 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     const opened = await later.exec({ input: ['sh', '-c', `echo up; exec sleep ${collectingMark}`], timeoutMs: 0 });
     const collecting = later.exec({ sessionId: opened.sessionId!, input: [], timeoutMs: 20_000 });
     await vi.waitFor(() => expect(findByCmdline(collectingMark)).not.toEqual([]));
+    // And one waiting its turn behind it: under way too, it returns what there is.
+    const waiting = later.exec({ sessionId: opened.sessionId!, input: ['echo never\n'], timeoutMs: 20_000 });
     await later.close();
     expect(await collecting).not.toHaveProperty('sessionId'); // over, its process gone
+    expect(await waiting).toEqual({ output: '' });
     expect(await waitDead([...findByCmdline(startingMark), ...findByCmdline(collectingMark)])).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
   });

@@ -6,9 +6,8 @@
  * paths. The client's API stays in native paths either way.
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Errors } from '../protocol/errors.js';
-import { fileUriToPath } from '../protocol/path-uri.js';
 import { ClientErrors } from './errors.js';
 
 export class ServerGeneration {
@@ -29,7 +28,7 @@ export class ServerGeneration {
   static fromInitialize(result: { environmentInfo?: { cwd?: string } }, forced?: 1 | 2): ServerGeneration {
     if (!result.environmentInfo || forced === 1) return new ServerGeneration(1, undefined);
     const cwd = result.environmentInfo.cwd;
-    return new ServerGeneration(2, cwd?.startsWith('file:') ? fileUriToPath(cwd) : cwd);
+    return new ServerGeneration(2, cwd?.startsWith('file:') ? nativeFromUri(cwd) : cwd);
   }
 
   /**
@@ -54,12 +53,9 @@ export class ServerGeneration {
     return pathToFileURL(absolute).href;
   }
 
-  /**
-   * A path from an answer, as the client's API gives it (native). Decoded as the server decodes
-   * a request's URIs: Node's fileURLToPath reads `/q|` at the start of a path as the drive `q:`.
-   */
+  /** A path from an answer, as the client's API gives it (native). */
   fromServer(answer: string): string {
-    return answer.startsWith('file:') ? fileUriToPath(answer) : answer;
+    return answer.startsWith('file:') ? nativeFromUri(answer) : answer;
   }
 
   /** The members a write carries: a fresh `writeId` per write and process in generation 2. */
@@ -70,3 +66,9 @@ export class ServerGeneration {
     return { writeId: String(next) };
   }
 }
+
+/**
+ * A server's `file://` URI as a native path. `|` goes in escaped: URL parsing reads `/q|` at the
+ * start of a path as the drive `q:` (the server writes `|` as it is, as the reference does).
+ */
+const nativeFromUri = (uri: string): string => fileURLToPath(uri.replaceAll('|', '%7C'));

@@ -106,9 +106,11 @@ export class CommandSessions {
     if (sessionId === undefined) return this.collect(...(await this.opening.track(this.open(input))), timeoutMs, warning);
     // Concurrent calls on one session would split its output between them at random: they take turns.
     const queued = this.sessions.get(sessionId);
-    const call = (queued?.turn ?? Promise.resolve()).then(async () =>
-      this.collect(...(await this.resume(sessionId, input)), timeoutMs, warning),
-    );
+    const call = (queued?.turn ?? Promise.resolve()).then(async () => {
+      // close() ran while it waited its turn: it was under way, and returns what there is.
+      if (queued && this.closing) return { output: warning + queued.output.take(false) };
+      return this.collect(...(await this.resume(sessionId, input)), timeoutMs, warning);
+    });
     if (queued) queued.turn = call.catch(() => undefined);
     return call;
   }
