@@ -106,22 +106,29 @@ describe('ExecServerClient reconnect', () => {
     }
   });
 
-  it('fails a file stream left idle across a reconnect with a disconnected error that says the connection was replaced', async () => {
+  it('fails file streams whose connection a reconnect replaced with a disconnected error that says so', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-reconnect-files-'));
     const client = await ExecServerClient.connectWebSocket(proxy.url, { reconnect: true });
     try {
-      const writer = client.openWrite(path.join(dir, 'target'), { blockSize: 4096 });
-      const writerError = new Promise<Error>((resolve) => writer.on('error', resolve));
-      // An empty write is called back once the file is open, with no block on its way at the cut
-      // (one that is gets outcomeUnknown). Readers and writers share the check.
-      await new Promise<void>((resolve, reject) => writer.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve())));
+      // Two writers opened with no block on their way at the cut (an empty write is called back once
+      // the file is open; a block in flight at the cut gets outcomeUnknown). Readers share the check.
+      const writers = ['written-while-down', 'written-after-resume'].map((name) =>
+        client.openWrite(path.join(dir, name), { blockSize: 4096 }),
+      );
+      const errors = writers.map((writer) => new Promise<Error>((resolve) => writer.on('error', resolve)));
+      for (const writer of writers) {
+        await new Promise<void>((resolve, reject) => writer.write(Buffer.alloc(0), (error) => (error ? reject(error) : resolve())));
+      }
       await goDown(client.sessionId);
+      // Blocks go out ahead: a failed one is reported at the latest by the end.
+      writers[0]!.end(Buffer.alloc(4096, 1)); // waits for the resume, then goes out on the new connection
       proxy.unblock();
       await client.getMetadata(dir); // resumed on a new connection
-      writer.end(Buffer.alloc(4096, 2)); // blocks go out ahead: a failed one is reported at the latest by the end
-      const error = await writerError;
-      expect(error).toMatchObject({ name: 'ExecServerClientError', kind: 'disconnected' });
-      expect(error.message).toContain('the connection this file was opened on was replaced');
+      writers[1]!.end(Buffer.alloc(4096, 2));
+      for (const error of await Promise.all(errors)) {
+        expect(error).toMatchObject({ name: 'ExecServerClientError', kind: 'disconnected' });
+        expect(error.message).toContain('the connection this file was opened on was replaced');
+      }
     } finally {
       proxy.unblock();
       await client.close();

@@ -152,11 +152,25 @@ export abstract class ProtocolFacade {
     return undefined;
   }
 
-  /** Calls for one file handle: refused with a client error once the connection it was opened on is gone. */
+  /**
+   * Calls for one file handle, which belongs to the connection `fs/open` succeeded on: once that
+   * connection is replaced they are refused, and one that failed across the change (sent again on
+   * the new connection, which knows no such handle) fails with the same client error.
+   */
   private handleCalls(): Call {
-    const opened = this.connection();
-    return (method, params) =>
-      this.connection() === opened ? this.call(method, params) : Promise.reject(ClientErrors.handleConnectionReplaced());
+    let opened: unknown;
+    const gone = (method: MethodName) => method !== 'fs/open' && this.connection() !== opened;
+    const call = async (method: MethodName, params: unknown): Promise<unknown> => {
+      if (gone(method)) throw ClientErrors.handleConnectionReplaced();
+      try {
+        const result = await this.call(method, params as never);
+        if (method === 'fs/open') opened = this.connection();
+        return result;
+      } catch (error) {
+        throw gone(method) ? ClientErrors.handleConnectionReplaced() : error;
+      }
+    };
+    return call as Call;
   }
 
   /** The canonical form of a path, as a native path. */
