@@ -14,9 +14,9 @@
  * number since, as `kill.ts` decides) lines written with positional writes,
  * so the shared file offset stays at 0 for the guardian's final read; the
  * last line about a number counts. What is forgotten goes at the next
- * rewrite of the file. Writing to a
- * file wakes nobody; the pipe this replaced woke the guardian twice per
- * process, which cost a quarter of a millisecond per spawn here.
+ * rewrite of the file. Writing to a file wakes nobody; the pipe this
+ * replaced woke the guardian twice per process, which cost a quarter of a
+ * millisecond per spawn here.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
