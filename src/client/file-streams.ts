@@ -115,6 +115,11 @@ export function blockWriter(call: Call, path: string, options: FileStreamOptions
     write(chunk: Buffer, _encoding, callback) {
       send(chunk).then(() => callback(), callback);
     },
+    // Small writes that piled up while blocks were on their way go out together, in full blocks,
+    // not one request each.
+    writev(chunks, callback) {
+      send(Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer))).then(() => callback(), callback);
+    },
     final(callback) {
       Promise.all(pending.splice(0))
         .then(() => call('fs/close', { handleId }))

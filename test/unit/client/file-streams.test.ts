@@ -113,6 +113,21 @@ describe('blockWriter', () => {
     );
   });
 
+  it('sends small writes that piled up while blocks were on their way together, in full blocks', async () => {
+    const server = fakeServer(Buffer.alloc(0), [2, 1, 3]);
+    const writer = blockWriter(server.call, '/f', { blockSize: 4096 });
+    const pieces = Array.from({ length: 256 }, (_, index) => Buffer.alloc(256, index));
+    await pipeline(
+      (async function* () {
+        yield* pieces;
+      })(),
+      writer,
+    );
+    expect(server.file().equals(Buffer.concat(pieces))).toBe(true);
+    // 64 KiB in 4 KiB blocks is 16; one request per write would be 256.
+    expect(server.calls.filter((method) => method === 'fs/writeBlock').length).toBeLessThan(64);
+  });
+
   it('lets the caller reuse its buffer once a write is called back, while blocks are still in flight', async () => {
     const server = fakeServer(Buffer.alloc(0), [3, 1, 4, 1, 5]);
     const writer = blockWriter(server.call, '/f', { blockSize: 4 });
