@@ -72,3 +72,21 @@ it('lets a long-poll read finish after the requests behind it', async () => {
   expect(result.inOrder).toBe(false);
   await server.request('process/terminate', { processId: 'poll' });
 });
+
+it("answers each pipelined process/start before any of that process's notifications, pipes and PTYs mixed", async () => {
+  // PTYs open send pipe children through the spawner, whose start and a fast child's exit can come in one read.
+  const starts: Array<[string, object]> = Array.from({ length: 60 }, (_, index) => [
+    'process/start',
+    { processId: `order-${index}`, argv: ['echo', 'x'], cwd: '/tmp', env: { PATH: '/usr/bin:/bin' }, tty: index % 2 === 0 },
+  ]);
+  const first = server.messages.length;
+  const answers = await Promise.all(starts.map(([method, params]) => server.call(method, params)));
+  for (let index = 0; index < starts.length; index++) await server.waitClosed(`order-${index}`);
+  const seen = server.messages.slice(first);
+  const early = answers.filter((answer, index) => {
+    const answeredAt = seen.findIndex((m) => m.id === answer.id && !('method' in m));
+    const toldAt = seen.findIndex((m) => m.method?.startsWith('process/') && m.params.processId === `order-${index}`);
+    return toldAt < answeredAt;
+  });
+  expect(early).toEqual([]);
+});

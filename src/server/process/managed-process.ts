@@ -58,6 +58,8 @@ export class ManagedProcess implements ChildEvents {
   readonly whenStarted = this.startedSignal.promise;
   private readonly exitedSignal = deferred();
   private readonly closedSignal = deferred();
+  /** Notices held until the start's answer is out (see `settleStart`); undefined from then on. */
+  private held: Array<() => void> | undefined = [];
   /** Resolves once `exited` was emitted. */
   readonly whenExited = this.exitedSignal.promise;
   /** Resolves once `closed` was emitted. */
@@ -80,6 +82,19 @@ export class ManagedProcess implements ChildEvents {
   /** The start is over: `child` is set, or the process was dropped from the table. */
   settleStart(): void {
     this.startedSignal.resolve();
+    // The start's answer is written in the microtasks after its handler returns; what the process
+    // told meanwhile (a fast child's exit can come in with its start, through the spawner) follows.
+    setImmediate(() => {
+      const held = this.held;
+      this.held = undefined;
+      for (const notice of held ?? []) notice();
+    });
+  }
+
+  /** Tells the sink, after the start's answer (§3.3: servers SHOULD answer first). */
+  private tell(notice: () => void): void {
+    if (this.held) this.held.push(notice);
+    else notice();
   }
 
   /** Dropped from the table: the retained output's memory goes back to the pool. */
@@ -90,7 +105,9 @@ export class ManagedProcess implements ChildEvents {
   output(stream: OutputStream, bytes: Buffer): void {
     const seq = this.nextSeq++;
     this.log.append(seq, stream, bytes);
-    this.sink.output(this.id, seq, stream, bytes);
+    // Lent bytes: a notice told later needs its own copy.
+    const lent = this.held ? Buffer.from(bytes) : bytes;
+    this.tell(() => this.sink.output(this.id, seq, stream, lent));
     this.wake();
   }
 
@@ -115,7 +132,8 @@ export class ManagedProcess implements ChildEvents {
     this.exitCode = exitCode;
     // Only a confined failure is worth reading the retained output for.
     this.sandboxDenied = this.sandboxed && exitCode !== 0 && likelySandboxDenied(exitCode, this.log.text());
-    this.sink.exited(this.id, seq, exitCode, this.sandboxDenied);
+    const sandboxDenied = this.sandboxDenied;
+    this.tell(() => this.sink.exited(this.id, seq, exitCode, sandboxDenied));
     this.wake();
     this.exitedSignal.resolve();
   }
@@ -126,7 +144,7 @@ export class ManagedProcess implements ChildEvents {
     const seq = this.nextSeq++;
     this.closed = true;
     this.log.compact(); // nothing more will be appended
-    this.sink.closed(this.id, seq);
+    this.tell(() => this.sink.closed(this.id, seq));
     this.wake();
     this.closedSignal.resolve();
     this.onClosed?.();
