@@ -105,9 +105,13 @@ export class ManagedProcess implements ChildEvents {
   output(stream: OutputStream, bytes: Buffer): void {
     const seq = this.nextSeq++;
     this.log.append(seq, stream, bytes);
-    // Lent bytes: a notice told later needs its own copy.
-    const lent = this.held ? Buffer.from(bytes) : bytes;
-    this.tell(() => this.sink.output(this.id, seq, stream, lent));
+    if (this.held) {
+      // Lent bytes: a notice told later needs its own copy.
+      const copy = Buffer.from(bytes);
+      this.held.push(() => this.sink.output(this.id, seq, stream, copy));
+    } else {
+      this.sink.output(this.id, seq, stream, bytes); // the hot path: no closure per chunk
+    }
     this.wake();
   }
 
