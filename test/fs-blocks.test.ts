@@ -250,3 +250,37 @@ describe('the handle limit under pipelined opens', () => {
     await Promise.all(Array.from({ length: 140 }, (_, i) => ours.request('fs/close', { handleId: `p${i}` })));
   });
 });
+
+describe('blocks decoded into reused buffers', () => {
+  it('lands every pipelined block exact, with failing writes and a second file in between', async () => {
+    const ours = servers.find((contestant) => contestant.name === 'ours')!.server;
+    const blockBytes = 1024 * 1024; // lines of 1 MiB and more decode into the lent blocks
+    const blockOf = (file: number, index: number) => {
+      const block = Buffer.allocUnsafe(blockBytes);
+      for (let i = 0; i < blockBytes; i += 4) block.writeUInt32LE((file * 1_000_003 + index * 7919 + i) >>> 0, i);
+      return block;
+    };
+    const files = [0, 1].map((file) => path.join(root, `reused-${file}.bin`));
+    await Promise.all(
+      files.map((file, i) => ours.request('fs/open', { handleId: `reused${i}`, path: pathToFileURL(file).href, mode: 'replace' })),
+    );
+    const calls: Array<Promise<{ error?: { message: string } }>> = [];
+    for (let index = 0; index < 12; index++) {
+      for (const file of [0, 1]) {
+        const chunk = blockOf(file, index).toString('base64');
+        calls.push(ours.call('fs/writeBlock', { handleId: `reused${file}`, offset: index * blockBytes, chunk }));
+      }
+      // A block that fails after it was decoded: its buffer comes back without a write.
+      calls.push(ours.call('fs/writeBlock', { handleId: 'no-such-handle', offset: 0, chunk: blockOf(9, index).toString('base64') }));
+    }
+    const answers = await Promise.all(calls);
+    expect(answers.filter((answer) => answer.error).map((answer) => answer.error!.message)).toEqual(
+      Array(12).fill('unknown file handle `no-such-handle`'),
+    );
+    for (const [file, name] of files.entries()) {
+      const expected = Buffer.concat(Array.from({ length: 12 }, (_, index) => blockOf(file, index)));
+      expect(fs.readFileSync(name).equals(expected)).toBe(true);
+    }
+    await Promise.all(files.map((_, i) => ours.request('fs/close', { handleId: `reused${i}` })));
+  });
+});

@@ -8,9 +8,10 @@ import { randomHex } from '../protocol/random-ids.js';
 import { Readable, Writable } from 'node:stream';
 import { Base64Payload, bytesOf } from '../protocol/base64-payload.js';
 import type { MethodName, ProducedResultOf, SentParamsOf } from '../protocol/methods.js';
+import { MAX_BLOCK_BYTES } from '../protocol/defaults.js';
 
 /** The largest block the protocol allows. */
-export const MAX_BLOCK_BYTES = 1024 * 1024;
+export { MAX_BLOCK_BYTES };
 const IN_FLIGHT = 4;
 
 export type Call = <M extends MethodName>(method: M, params: SentParamsOf<M>) => Promise<ProducedResultOf<M>>;

@@ -14,6 +14,9 @@ export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
  */
 export const ANSWER_BUDGET_BYTES = 64 * 1024 * 1024;
 
+/** The largest block `fs/readBlock` reads and `fs/writeBlock` writes at once (the reference's bound). */
+export const MAX_BLOCK_BYTES = 1024 * 1024;
+
 /** How long each generation's reference keeps a closed process readable (measured: 30 s for 0.134, 80 s for 0.169). */
 export const RETENTION_AFTER_CLOSE_MS = { 1: 30_000, 2: 80_000 } as const;
 

@@ -19,6 +19,8 @@ import { RequestOrder } from './request-order.js';
 export interface RequestContext {
   /** Decodes a base64 param, including one the transport decoded ahead (see `payload-stash.ts`). */
   decodeBase64: Base64Decoder;
+  /** The handler is done with bytes `decodeBase64` gave it: their buffer may take the next payload. */
+  doneWith(bytes: Buffer): void;
 }
 
 type Handler<M extends MethodName> = (
@@ -58,7 +60,10 @@ export class Dispatcher {
     private readonly handlers: Handlers,
     private readonly state: DispatcherState,
   ) {
-    this.request = { decodeBase64: (text) => state.payloads.decodeBase64(text) };
+    this.request = {
+      decodeBase64: (text) => state.payloads.decodeBase64(text),
+      doneWith: (bytes) => state.payloads.giveBack(bytes),
+    };
   }
 
   /** Runs one request, in order with the others (`request-order.ts`); rejects with a `ProtocolError` only. */

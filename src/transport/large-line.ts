@@ -48,11 +48,17 @@ const KEYS = [...new Set([...Object.values(LARGE_PARAMS), ...ANSWER_MEMBERS])].m
 type Message = { id?: unknown; method?: unknown; params?: Record<string, unknown>; result?: unknown };
 /** The object in which a parsed message must hold the big value under `name` for the line to take this path. */
 type HolderOf = (message: Message, name: string) => Record<string, unknown> | undefined;
+/** Where the decoded bytes go: a buffer of exactly `size` bytes. */
+type Allocate = (size: number) => Buffer;
 type Found = { message: Message; holder: Record<string, unknown>; name: string; bytes: Buffer };
 
 /** A server's request: the parsed message, its big param's bytes stashed; undefined leaves the line to the ordinary path. */
 export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknown {
-  const found = parseAround(pieces, (message, name) => (LARGE_PARAMS[message.method as string] === name ? message.params : undefined));
+  const found = parseAround(
+    pieces,
+    (message, name) => (LARGE_PARAMS[message.method as string] === name ? message.params : undefined),
+    (size) => payloads.lend(size),
+  );
   if (!found) return undefined;
   found.holder[found.name] = payloads.stash(found.bytes);
   return found.message;
@@ -64,18 +70,22 @@ export function parseLargeLine(pieces: Buffer[], payloads: PayloadStash): unknow
  * leaves the line to the ordinary path.
  */
 export function parseLargeAnswer(pieces: Buffer[]): unknown {
-  const found = parseAround(pieces, (message, name) => {
-    const isAnswer = message.id !== undefined && message.method === undefined && ANSWER_MEMBERS.includes(name);
-    return isAnswer && typeof message.result === 'object' && message.result !== null
-      ? (message.result as Record<string, unknown>)
-      : undefined;
-  });
+  const found = parseAround(
+    pieces,
+    (message, name) => {
+      const isAnswer = message.id !== undefined && message.method === undefined && ANSWER_MEMBERS.includes(name);
+      return isAnswer && typeof message.result === 'object' && message.result !== null
+        ? (message.result as Record<string, unknown>)
+        : undefined;
+    },
+    Buffer.allocUnsafe,
+  );
   if (!found) return undefined;
   found.holder[found.name] = new Base64Payload(found.bytes);
   return found.message;
 }
 
-function parseAround(pieces: Buffer[], holderOf: HolderOf): Found | undefined {
+function parseAround(pieces: Buffer[], holderOf: HolderOf, allocate: Allocate): Found | undefined {
   const line = new Pieces(pieces);
   const head = line.slice(0, Math.min(line.length, HEAD_LIMIT_BYTES));
   for (const { name, key } of KEYS) {
@@ -91,7 +101,7 @@ function parseAround(pieces: Buffer[], holderOf: HolderOf): Found | undefined {
     const message = parseWithout(line, start, end, marker);
     const holder = message && holderOf(message, name);
     if (holder?.[name] !== marker) return undefined;
-    const bytes = decodeRegion(line, start, end);
+    const bytes = decodeRegion(line, start, end, allocate);
     return bytes && { message: message!, holder, name, bytes };
   }
   return undefined;
@@ -120,13 +130,13 @@ function parseWithout(line: Pieces, start: number, end: number, marker: string):
  * checked per piece; the URL-safe `-` and `_`, which it accepts, are looked
  * for in the bytes.
  */
-function decodeRegion(line: Pieces, start: number, end: number): Buffer | undefined {
+function decodeRegion(line: Pieces, start: number, end: number, allocate: Allocate): Buffer | undefined {
   const length = end - start;
   if (length % 4 !== 0) return undefined;
   const lastGroup = line.slice(end - 4, end).toString('latin1');
   if (lastSymbolError(lastGroup) !== undefined) return undefined;
   const padding = lastGroup.endsWith('==') ? 2 : lastGroup.endsWith('=') ? 1 : 0;
-  const bytes = Buffer.allocUnsafe((length / 4) * 3 - padding);
+  const bytes = allocate((length / 4) * 3 - padding);
   let written = 0;
   let decodedUpTo = start;
   /** Decodes `text` (whole groups ending at `upTo`) into `bytes`; false if it held anything but base64. */

@@ -10,11 +10,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import { Base64Payload } from '../../protocol/base64-payload.js';
+import { MAX_BLOCK_BYTES } from '../../protocol/defaults.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { fsError, systemError } from '../os-error.js';
 
 const MAX_HANDLES = 128;
-const MAX_BLOCK_BYTES = 1024 * 1024;
 /** Enough for the reads a client keeps in flight. */
 const SPARE_BUFFERS = 8;
 /** The largest offset + length a write may reach (i64::MAX, as the reference's file offsets). */

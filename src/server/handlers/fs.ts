@@ -78,10 +78,14 @@ export function fsHandlers(
       return handles.openFile(params.handleId, params.path.native, 'truncated', truncate);
     },
     'fs/readBlock': (params) => handles.read(params.handleId, params.offset, params.len),
-    'fs/writeBlock': (params, request) => {
+    'fs/writeBlock': async (params, request) => {
       const decoded = request.decodeBase64(params.chunk);
       if (!decoded.ok) throw Errors.invalidParams(decoded.error);
-      return handles.write(params.handleId, params.offset, decoded.bytes);
+      try {
+        return await handles.write(params.handleId, params.offset, decoded.bytes);
+      } finally {
+        request.doneWith(decoded.bytes); // written: the block's buffer can take the next one
+      }
     },
     'fs/close': (params) => handles.close(params.handleId),
     'fs/watchMissing': (params) =>
