@@ -30,6 +30,19 @@ describe.each(['never', 'always'] as const)('pipe children started with EXEC_SER
       expect((await run(['/usr/bin/env'], { env: {} })).output).toBe('');
     });
 
+    it('passes a large environment and odd arguments exactly', async () => {
+      const env: Record<string, string> = { EMPTY: '', UNI: 'é—✓', EQ: '==' };
+      for (let i = 0; i < 4000; i++) env[`LARGE_${i}`] = `value ${i} `.repeat(3);
+      const { output } = await run(['/usr/bin/env', '-0'], { env });
+      const entries = output.split('\0').filter(Boolean);
+      expect(entries).toHaveLength(Object.keys(env).length);
+      expect(Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]))).toEqual(
+        env,
+      );
+      const args = ['', ' spaced ', 'é', '-', '$HOME'];
+      expect((await run(['/usr/bin/printf', '[%s]', ...args])).output).toBe(args.map((arg) => `[${arg}]`).join(''));
+    });
+
     it('resolves bare names in env.PATH, else the server PATH (pipe mode)', async () => {
       expect((await run(['echo', 'hi'], { env: {} })).output).toBe('hi\n');
       expect((await run(['echo', 'hi'])).output).toBe('hi\n');

@@ -5,9 +5,11 @@
 # and a module is looked up along @INC, whose first places (/etc/perl, /usr/local/...) a policy
 # may let a confined child write: the unconfined spawner would then run the child's code. So
 # Linux's numbers stand in for their constants (EINTR 4, WNOHANG 1, the same on every
-# architecture), and setsid(2) is a syscall whose number the server passes as the only argument
-# (0: POSIX, loaded now, for it: only on an architecture whose number spawner.ts does not know).
+# architecture), and setsid(2) and execve(2) are syscalls whose numbers the server passes as the
+# arguments (0: POSIX, loaded now, for setsid; perl's exec for execve: only on an architecture
+# whose numbers spawner.ts does not know).
 my $SETSID = shift // 0;
+my $EXECVE = shift // 0;
 require POSIX if !$SETSID;
 my ($EINTR, $WNOHANG) = (4, 1);
 opendir(my $dir, '/proc/self/fd') or die "no /proc: $!\n";
@@ -37,6 +39,22 @@ sub new_session {
   $! = 0;
   my $sid = $SETSID ? syscall($SETSID) : POSIX::setsid();
   return defined $sid && $sid == $$;
+}
+
+# In a child: runs $file with @$argv and exactly the environment %$env (sorted), or returns with $!
+# set. execve(2) takes the environment as one array; setting %ENV instead costs a scan of environ
+# per variable (glibc's setenv), quadratic in their number. And execve reports a file it cannot
+# run (ENOEXEC) as the reference does, where perl's exec (execvp) would run it with /bin/sh.
+sub run_program {
+  my ($file, $argv, $env) = @_;
+  if ($EXECVE) {
+    my @environ = map { "$_=$env->{$_}" } sort keys %$env;
+    syscall($EXECVE, $file, pack('p*', @$argv, undef), pack('p*', @environ, undef));
+    return;
+  }
+  %ENV = ();
+  $ENV{$_} = $env->{$_} for sort keys %$env;
+  exec { $file } @$argv;
 }
 
 # In a child that cannot run its program: the parent gets the errno, and the child dies without
@@ -86,8 +104,7 @@ sub spawn_one {
     new_session() or child_failed($st_w);
     ($piped ? open(STDIN, '<&', $in_r) : open(STDIN, '<', '/dev/null'))
       && open(STDOUT, '>&', $out_w) && open(STDERR, '>&', $err_w) or child_failed($st_w);
-    # One by one, sorted: environ keeps the order of assignment (a hash would scramble it).
-    if (chdir $cwd) { %ENV = (); $ENV{$_} = $env{$_} for sort keys %env; exec { $file } @argv }
+    run_program($file, \@argv, \%env) if chdir $cwd;
     child_failed($st_w);
   }
   close $st_w; close $out_w; close $err_w; close $in_r if $piped;

@@ -34,6 +34,8 @@ const spawnerScript = (): string => packageFile('dist/server/process/spawner.pl'
 
 /** setsid(2)'s syscall number, which spawner.pl calls without loading POSIX (0: it loads POSIX). */
 const SETSID_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 112, arm64: 157, riscv64: 157, loong64: 157 };
+/** execve(2)'s, with which spawner.pl hands a child its whole environment at once (0: perl's exec). */
+const EXECVE_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 59, arm64: 221, riscv64: 221, loong64: 221 };
 
 /** A running child's pipes and its exit, as the server sees them. */
 export interface SpawnedChild {
@@ -85,7 +87,7 @@ export class Spawner {
     if (!perl || !fs.existsSync('/proc/self/fd')) return undefined;
     try {
       // An empty environment: PERL5OPT and friends must not change the spawner (children get their own).
-      const args = [spawnerScript(), String(SETSID_SYSCALL[process.arch] ?? 0)];
+      const args = [spawnerScript(), String(SETSID_SYSCALL[process.arch] ?? 0), String(EXECVE_SYSCALL[process.arch] ?? 0)];
       return new Spawner(spawnProcess(perl, args, { stdio: ['pipe', 'pipe', 'inherit'], env: {} }));
     } catch {
       return undefined;
