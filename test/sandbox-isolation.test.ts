@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bwrapArgs, findBwrap } from '../src/server/sandbox/bwrap.js';
 import { protectReadOnly } from '../src/server/sandbox/protected-paths.js';
 import { waitFound } from './support/proc.js';
-import { workspaceWrite } from './support/sandbox-policy.js';
+import { entriesOnceReleased, workspaceWrite } from './support/sandbox-policy.js';
 import { BASE_ENV, ServerProcess } from './support/server-process.js';
 
 const hasBwrap = findBwrap(undefined) !== undefined;
@@ -47,14 +47,6 @@ function startParams(workspace: string, script: string, env: Record<string, stri
     tty: false,
     sandbox: workspaceWrite(workspace),
   };
-}
-
-/** The workspace's entries once the stand-ins are gone (released just after the closed notification). */
-async function entriesOnceReleased(workspace: string, expected: string[]): Promise<string[]> {
-  const deadline = Date.now() + 5000;
-  while (JSON.stringify(fs.readdirSync(workspace)) !== JSON.stringify(expected) && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  return fs.readdirSync(workspace);
 }
 
 async function sandboxed(workspace: string, script: string, env?: Record<string, string>): Promise<string> {

@@ -1,4 +1,5 @@
 /** Sandbox policies in the shape Codex 0.169 sends them (PROTOCOL-V2.md, appendix "sandboxed runs"). */
+import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 /** A file-system entry naming a special path (`root`, `project_roots`, …). */
@@ -34,4 +35,12 @@ export function workspaceWrite(workspace: string, network = 'restricted') {
     ],
     network,
   );
+}
+
+/** `workspace`'s entries (sorted) once the stand-ins are gone: they are released just after the closed notification. */
+export async function entriesOnceReleased(workspace: string, expected: string[]): Promise<string[]> {
+  const deadline = Date.now() + 5000;
+  while (JSON.stringify(fs.readdirSync(workspace).sort()) !== JSON.stringify(expected) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return fs.readdirSync(workspace).sort();
 }

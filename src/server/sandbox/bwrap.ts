@@ -100,6 +100,15 @@ export function splitEnvironment(env: Record<string, string | undefined>): {
   return { carried, setInside };
 }
 
+/**
+ * The parts of /proc that reach the whole machine, bound read-only over the
+ * fresh /proc (the list Docker keeps read-only). Dropped capabilities do not
+ * guard them: a server running as root stays uid 0 inside, and the kernel
+ * lets uid 0 write /proc/sys (kernel.core_pattern names a program it runs as
+ * root) and /proc/sysrq-trigger by their modes alone.
+ */
+const MACHINE_WIDE_PROC = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+
 /** The namespaces and privileges every confined child gets (a user namespace where the machine allows one). */
 const ISOLATION = ['--die-with-parent', '--unshare-user-try', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
 
@@ -111,6 +120,7 @@ export function bwrapArgs(confinement: Confinement, cwd: string, tty: boolean, s
   // The root read-only, unless the policy leaves the whole file system writable (only the network cut).
   const rootWritable = confinement.writable.includes('/');
   const args = [...ISOLATION, rootWritable ? '--bind' : '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const part of MACHINE_WIDE_PROC) if (fs.existsSync(part)) args.push('--ro-bind', part, part);
   // A PTY child keeps its controlling terminal; a pipe child gets a new session, so it cannot push input into the server's terminal.
   if (!tty) args.push('--new-session');
   if (confinement.noNetwork) args.push('--unshare-net');

@@ -10,16 +10,20 @@
  * empty read-only directory (a "stand-in", see `synthetic-mounts.ts`). One
  * reached through a symlink inside a writable root cannot be protected (the
  * mount lands on the link's target and the link can be replaced): the
- * policy is refused, as the reference refuses it.
+ * policy is refused, as the reference refuses it. Beyond the reference, so
+ * is a writable path reached through a symlink inside another writable root:
+ * a child of an earlier start could have planted the link, and the path
+ * would be mounted writable at the link's target, anywhere on the host.
  *
  * Beyond the reference: the server's own code (`serverCode` in
  * `package/files.ts`) stays read-only too where a writable root reaches it
  * (a server installed in the workspace, or under a writable /tmp), so that a
  * confined child cannot rewrite what the unconfined server runs next. A
  * directory holding a mount can still be renamed, and another put in its
- * place: so each directory between the writable root and the code that the
- * policy leaves writable is "pinned", bound onto itself as it is, which
- * makes it a mount point that cannot be renamed or removed.
+ * place: so each directory between a writable root and the code, or any
+ * read-only path or stand-in, that the policy leaves writable is "pinned",
+ * bound onto itself as it is, which makes it a mount point that cannot be
+ * renamed or removed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,13 +56,26 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
   const bases = [...new Set(writable.flatMap((root) => [root, realOrSelf(root)]))];
   const result: ProtectedPaths = { readOnly: [], synthetic: [], pinned: [] };
   const add = (list: string[], entry: string) => list.includes(entry) || list.push(entry);
+  // A writable path reached through a link a child could have planted (an earlier start's) would mount the link's target.
+  for (const candidate of writable)
+    refuseWritableSymlink(
+      candidate,
+      'writable',
+      bases.filter((base) => base !== '/'),
+    );
+  /** Pins the directories between each writable root and `mounted`: renamed, they would take its mount along. */
+  const pinAbove = (mounted: string) => {
+    for (const base of bases)
+      if (isBelow(mounted, base)) for (const directory of directoriesBetween(base, mounted)) add(result.pinned, directory);
+  };
   for (const candidate of new Set([...policyReadOnly, ...protectedNames])) {
-    refuseWritableSymlink(candidate, bases);
+    refuseWritableSymlink(candidate, 'read-only', bases);
     const missing =
       firstMissing(candidate) ?? (protectedNames.includes(candidate) && isEmptyButForClaims(candidate) ? candidate : undefined);
     if (missing === undefined) add(result.readOnly, candidate);
     // A missing path outside every writable root cannot be created: the whole file system is read-only there.
     else if (bases.some((base) => isBelow(missing, base))) add(result.synthetic, missing);
+    pinAbove(missing ?? candidate);
   }
   // The server's own code (real paths, no symlink to refuse), wherever a writable root reaches it.
   for (const code of serverCode)
@@ -70,7 +87,7 @@ export function protectReadOnly(writable: string[], policyReadOnly: string[], se
       }
       if (!isBelow(code, base)) continue;
       add(result.readOnly, code);
-      for (const directory of directoriesBetween(base, code)) add(result.pinned, directory);
+      pinAbove(code);
     }
   result.pinned = result.pinned.filter((directory) => leftWritable(directory, bases, [...result.readOnly, ...result.synthetic]));
   return result;
@@ -123,17 +140,17 @@ export function isBelow(candidate: string, base: string): boolean {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
-/** Refuses `readOnly` when a component of it below a writable root (`bases`) is a symlink. */
-function refuseWritableSymlink(readOnly: string, bases: string[]): void {
+/** Refuses the policy when a component of `target` below a writable root (`bases`) is a symlink. */
+function refuseWritableSymlink(target: string, access: 'read-only' | 'writable', bases: string[]): void {
   for (const root of bases) {
-    if (!isBelow(readOnly, root)) continue;
+    if (!isBelow(target, root)) continue;
     let current = root;
-    for (const part of path.relative(root, readOnly).split(path.sep)) {
+    for (const part of path.relative(root, target).split(path.sep)) {
       current = path.join(current, part);
       const stat = lstatOrNothing(current);
       if (!stat) break;
       if (stat.isSymbolicLink())
-        throw Errors.sandboxUnenforceable(`the read-only path ${readOnly}, which crosses the writable symlink ${current}`);
+        throw Errors.sandboxUnenforceable(`the ${access} path ${target}, which crosses the writable symlink ${current}`);
     }
   }
 }

@@ -22,8 +22,14 @@ describe('bwrapArgs', () => {
     );
     const real = fs.realpathSync(workspace);
     const isolation = '--die-with-parent --unshare-user-try --cap-drop ALL --unshare-pid --unshare-ipc --unshare-uts';
+    // The machine-wide parts of /proc this kernel has, read-only over the fresh /proc.
+    const procCovers = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger']
+      .filter((part) => fs.existsSync(part))
+      .map((part) => `--ro-bind ${part} ${part} `)
+      .join('');
+    expect(procCovers).toContain('--ro-bind /proc/sys /proc/sys');
     expect(args.join(' ')).toBe(
-      `${isolation} --ro-bind / / --dev /dev --proc /proc --new-session --unshare-net --bind ${real} ${real} ` +
+      `${isolation} --ro-bind / / --dev /dev --proc /proc ${procCovers}--new-session --unshare-net --bind ${real} ${real} ` +
         `--ro-bind ${real}/.git ${real}/.git --perms 0555 --tmpfs ${standIn} --remount-ro ${standIn} ` +
         `--setenv LD_PRELOAD /lib/x.so --chdir ${workspace} --`,
     );
