@@ -38,13 +38,28 @@ export function isEmptyButForClaims(directory: string): boolean {
 
 type Found = 'stand-in' | 'user' | 'gone';
 
+/**
+ * Gives the directory at `stand` the stand-in's mode through a descriptor
+ * that follows no symlink: a confined child that can write the workspace
+ * could swap the directory for a link between the mkdir and the chmod, and
+ * the server (root, often) would change the mode of the link's target.
+ */
+function markDirectory(stand: string): void {
+  const fd = fs.openSync(stand, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+  try {
+    fs.fchmodSync(fd, STAND_IN_MODE);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Makes `stand`'s directory, marked, or tells what is there. Never throws. */
 function makeOrInspect(stand: string): Found {
   try {
     // Marked as it is made (Linux's mkdir keeps the sticky bit; a usual umask leaves the owner's bits), so that no
     // other server sees it unmarked, as a user's; the chmod only mends what an unusual umask took away.
     fs.mkdirSync(stand, STAND_IN_MODE);
-    fs.chmodSync(stand, STAND_IN_MODE);
+    markDirectory(stand);
     return 'stand-in';
   } catch {
     try {
@@ -54,7 +69,7 @@ function makeOrInspect(stand: string): Found {
       if (!stat.isDirectory()) return 'user';
       if (mode === STAND_IN_MODE) return 'stand-in';
       if (mode !== OLD_STAND_IN_MODE) return 'user';
-      fs.chmodSync(stand, STAND_IN_MODE); // an earlier version's: it can hold claims from now on
+      markDirectory(stand); // an earlier version's: it can hold claims from now on
       return 'stand-in';
     } catch {
       return 'user'; // not ours to look into: left as it is
