@@ -35,10 +35,10 @@ async function goDown(sessionId: string): Promise<void> {
   const detachedBefore = detachCount(sessionId);
   proxy.block();
   proxy.cut();
-  await listener.output(new RegExp(`(session ${sessionId} detached[^]*){${detachedBefore + 1}}`));
+  await listener.output(new RegExp(`(session ${sessionId.slice(0, 8)}… detached[^]*){${detachedBefore + 1}}`));
 }
 
-const detachCount = (sessionId: string) => listener.printed().split(`session ${sessionId} detached`).length - 1;
+const detachCount = (sessionId: string) => listener.printed().split(`session ${sessionId.slice(0, 8)}… detached`).length - 1;
 
 const expected = (count: number) => `${Array.from({ length: count }, (_, index) => index + 1).join('\n')}\n`;
 

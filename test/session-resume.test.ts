@@ -152,7 +152,7 @@ describe('resuming a session over WebSocket', () => {
     // a detached session must stop reading its children, not evict what nobody read.
     await start(rpc, 'big', ['sh', '-c', `while [ ! -e ${go} ]; do sleep 0.01; done; rm ${go}; seq 1 350000`]);
     await rpc.cut();
-    await long.output(new RegExp(`session ${sessionId} detached`));
+    await long.output(new RegExp(`session ${sessionId.slice(0, 8)}… detached`));
     fs.writeFileSync(go, '');
     // Resume only once the output is out of the process: printed in full, or stuck on a full pipe.
     const [seq] = await waitFound('350000', 'seq');
@@ -233,6 +233,19 @@ describe('resuming a session over WebSocket', () => {
     const closed = resumed.closed;
     resumed.sendBinary();
     expect(await closed).toBe(1003);
+    const late = await WsRpc.open(long.url);
+    expect((await late.initialize(sessionId)).error?.message).toBe(`unknown session id ${sessionId}`);
+    await late.close();
+  });
+
+  it('ends the session at once after a frame ws refuses (invalid UTF-8), its processes killed', async () => {
+    const { rpc, sessionId } = await connect(long.url);
+    await start(rpc, 'kept', ['sleep', '60.17']);
+    const sleeper = await waitFound('60.17', 'sleep');
+    const closed = rpc.closed;
+    rpc.sendText(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]));
+    expect(await closed).toBe(1007);
+    expect(await waitDead(sleeper)).toEqual([]);
     const late = await WsRpc.open(long.url);
     expect((await late.initialize(sessionId)).error?.message).toBe(`unknown session id ${sessionId}`);
     await late.close();

@@ -115,7 +115,7 @@ describe('WebSocket liveness', () => {
     const sessionId = await initialized(socket);
     const code = await new Promise<number>((resolve) => socket.once('close', resolve));
     expect(code).toBe(1006);
-    await logged(`session ${sessionId} detached; it can be resumed for 60000 ms`);
+    await logged(`session ${sessionId.slice(0, 8)}… detached; it can be resumed for 60000 ms`);
   });
 
   it('closes the connection on a frame over the limit (1009)', async () => {
@@ -146,7 +146,7 @@ describe('WebSocket liveness', () => {
       expect((await resume()).error?.code).toBe(-32010);
       const holderClosed = await new Promise<number>((resolve) => holder.once('close', resolve));
       expect(holderClosed).toBe(1006);
-      await logged(`session ${sessionId} detached; it can be resumed for 60000 ms`);
+      await logged(`session ${sessionId.slice(0, 8)}… detached; it can be resumed for 60000 ms`);
       expect((await resume()).error).toBeUndefined();
     } finally {
       await slow.close();

@@ -158,6 +158,8 @@ function tokenHash(values: Values): Buffer | undefined {
     return undefined;
   }
   if (values['ws-auth'] !== 'capability-token') throw new UsageError(`--ws-auth: expected capability-token, got "${values['ws-auth']}"`);
+  if (values['ws-token-file'] !== undefined && values['ws-token-sha256'] !== undefined)
+    throw new UsageError('--ws-token-file and --ws-token-sha256: give one of them, not both');
   if (values['ws-token-sha256'] !== undefined) {
     if (!/^[0-9a-fA-F]{64}$/.test(values['ws-token-sha256'])) throw new UsageError('--ws-token-sha256: expected 64 hexadecimal digits');
     return Buffer.from(values['ws-token-sha256'], 'hex');

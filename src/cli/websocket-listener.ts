@@ -43,12 +43,15 @@ const PING_INTERVAL_MS = 30_000;
 const CONTESTED_PONG_MS = 2000;
 /**
  * Close codes after which the session ends at once rather than waiting for a
- * resume: the client said it is done (1000), or the server closed it for
- * breaking the protocol (1003 binary frame, 1009 frame too large). Any other
- * end (1006 without a close frame; 1001 or 1005 from a proxy going away) may
- * be followed by a resume.
+ * resume: the client said it is done (1000), or the connection was closed
+ * for breaking the protocol (1002, and as ws names it: 1003 binary frame,
+ * 1007 invalid UTF-8, 1008 too many fragments, 1009 frame too large). Any
+ * other end (1006 without a close frame; 1001 or 1005 from a proxy going
+ * away) may be followed by a resume.
  */
-const ENDS_SESSION = new Set([1000, 1003, 1009]);
+const ENDS_SESSION = new Set([1000, 1002, 1003, 1007, 1008, 1009]);
+/** How long peers get to answer the close the server sends as it shuts down (1001) before their sockets are cut. */
+const SHUTDOWN_CLOSE_MS = 1000;
 
 function authorized(header: string | undefined, tokenSha256: Buffer): boolean {
   // The scheme's name is case-insensitive (RFC 7235), as the reference takes it.
@@ -144,8 +147,15 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
     url: `ws://${host}:${address.port}`,
     close: async () => {
       clearInterval(heartbeat);
-      for (const client of wss.clients) client.terminate();
-      await Promise.all([new Promise((resolve) => httpServer.close(resolve)), sessions.closeAll()]);
+      // Going away (1001), said to each peer; a peer that does not answer in time is cut off.
+      for (const client of wss.clients) client.close(1001, 'exec-server is shutting down');
+      const cut = setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, SHUTDOWN_CLOSE_MS);
+      const closed = new Promise((resolve) => httpServer.close(resolve));
+      httpServer.closeAllConnections(); // plain HTTP requests still open (a half-sent one would hold the close)
+      await Promise.all([closed, sessions.closeAll()]);
+      clearTimeout(cut);
     },
   };
 }

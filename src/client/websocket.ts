@@ -27,7 +27,7 @@ export async function openWebSocket(url: string, token: string | undefined, hand
     });
     socket.once('error', (error) => reject(ClientErrors.connectFailed(url, error.message)));
   });
-  const streams = webSocketStreams(socket, { backpressure: true });
+  const streams = webSocketStreams(socket);
   keepAlive(socket, streams.sentBytes);
   return {
     ...streams,

@@ -49,6 +49,13 @@ interface Entry {
   expiry?: NodeJS.Timeout;
 }
 
+/**
+ * A session as logs name it: the start of its id. The whole id resumes the
+ * session (it is the only proof a client needs), so it stays out of logs,
+ * as a token would.
+ */
+const logName = (sessionId: string): string => `${sessionId.slice(0, 8)}…`;
+
 export class SessionRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly logger: Logger;
@@ -80,7 +87,7 @@ export class SessionRegistry {
     clearTimeout(entry.expiry);
     const generation = entry.processes.generation;
     entry.processes.attach(sink);
-    this.logger.info(`session ${resumeSessionId} resumed`);
+    this.logger.info(`session ${logName(resumeSessionId)} resumed`);
     return { sessionId: resumeSessionId, processes: entry.processes, generation };
   }
 
@@ -90,10 +97,10 @@ export class SessionRegistry {
     if (how === 'detach' && this.options.detachedTtlMs > 0) {
       entry.processes.detach();
       entry.expiry = setTimeout(() => {
-        this.logger.info(`session ${sessionId} was not resumed in time; ending its processes`);
+        this.logger.info(`session ${logName(sessionId)} was not resumed in time; ending its processes`);
         void this.end(sessionId, 'drain');
       }, this.options.detachedTtlMs);
-      this.logger.info(`session ${sessionId} detached; it can be resumed for ${this.options.detachedTtlMs} ms`);
+      this.logger.info(`session ${logName(sessionId)} detached; it can be resumed for ${this.options.detachedTtlMs} ms`);
       return Promise.resolve();
     }
     return this.end(sessionId, how === 'drain' ? 'drain' : 'kill');

@@ -37,10 +37,17 @@ export class PeerLiveness {
     return true;
   }
 
-  /** Pings now, and calls `onSilent` if no sign comes within `ms` (another connection wants this one's session). */
+  /**
+   * Pings now, and calls `onSilent` if no sign comes within `ms` (another
+   * connection wants this one's session): no pong, message or ping, and none
+   * of our output taken meanwhile. Unlike `check`, flow control is no excuse:
+   * the one asking is most likely the same client, back after its network
+   * dropped, and this connection's output would hold up to TCP's give-up.
+   */
   probe(ms: number, onSilent: () => void): void {
+    const sentBefore = this.sentBytes();
     this.ping();
-    setTimeout(() => this.heard || onSilent(), ms).unref();
+    setTimeout(() => this.heard || this.sentBytes() !== sentBefore || onSilent(), ms).unref();
   }
 
   private ping(): void {

@@ -84,16 +84,16 @@ function asLine(data: RawData): Buffer {
 }
 
 export interface WebSocketStreamOptions {
-  /** Hears the close code before the streams end (a listener tells a clean close, 1000, from a dropped connection). */
-  onClose?: (code: number) => void;
   /**
-   * A client's: while its reader is behind, the socket is not read either, so that the server's
-   * output backs up into TCP and the server's flow control, not into the client's memory. (A
-   * server keeps reading: a socket not read answers no ping, and the client would take the
-   * server for gone; what a client sends is its own requests, bounded by its own waiting.)
+   * Hears the close code before the streams end (a listener tells a clean close, 1000, from a
+   * dropped connection). A connection ws closed for a protocol error (an invalid or over-size
+   * frame) reports 1002 even when the peer never echoed the close (ws then says 1006).
    */
-  backpressure?: boolean;
+  onClose?: (code: number) => void;
 }
+
+/** Close code for a frame that breaks the protocol (1002). */
+const CLOSE_PROTOCOL_ERROR = 1002;
 
 export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOptions = {}): WebSocketStreams {
   const input = new PassThrough();
@@ -125,26 +125,36 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
     }),
   );
   let paused = false;
+  let brokeProtocol = false;
   const resume = () => {
     paused = false;
     socket.resume();
   };
   socket.on('message', (data, isBinary) => {
     if (isBinary) {
+      brokeProtocol = true; // ended for it, whether or not the peer echoes the close
       socket.close(CLOSE_UNSUPPORTED_DATA, 'exec-server takes text frames, one JSON-RPC message each');
       return;
     }
+    // While the reader is behind, the socket is not read either: what the peer sends then backs up
+    // into TCP, not into this process's memory (a server's reader stops while its client does not
+    // read the answers; a client's while its consumer is behind). Liveness makes allowance for a
+    // paused socket, whose peer's pings wait unanswered (`websocket-liveness.ts`).
     input.write(asLine(data));
-    if (input.write(LINE_END) || paused || !options.backpressure) return;
+    if (input.write(LINE_END) || paused) return;
     paused = true;
     socket.pause();
     input.once('drain', resume);
   });
   socket.on('close', (code) => {
-    options.onClose?.(code);
+    options.onClose?.(brokeProtocol && code === 1006 ? CLOSE_PROTOCOL_ERROR : code);
     input.end();
     output.destroy();
   });
-  socket.on('error', () => undefined); // surfaces as 'close'
+  // ws's own errors name a frame it refused (and it closes the connection with their code); any
+  // other error surfaces as 'close'.
+  socket.on('error', (error: Error & { code?: string }) => {
+    if (error.code?.startsWith('WS_ERR_')) brokeProtocol = true;
+  });
   return { input, output, sentBytes: () => sent };
 }

@@ -64,6 +64,21 @@ export class WsRpc {
     this.socket.send(Buffer.from([1, 2, 3]), { binary: true });
   }
 
+  /** Sends a text frame holding exactly `bytes` (invalid UTF-8 included: the server's ws refuses it with 1007). */
+  sendText(bytes: Buffer): void {
+    this.socket.send(bytes, { binary: false });
+  }
+
+  /** Stops reading what the server sends: its answers back up into TCP and the server's flow control. */
+  pauseReading(): void {
+    this.socket.pause();
+  }
+
+  /** Bytes sent but not yet taken by the socket (they wait while the server does not read). */
+  get bufferedAmount(): number {
+    return this.socket.bufferedAmount;
+  }
+
   /** Drops the connection without a close frame (the server sees 1006, as after a network failure). */
   cut(): Promise<number> {
     this.socket.terminate();

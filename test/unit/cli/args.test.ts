@@ -54,6 +54,22 @@ describe('parseCli', () => {
     expect(parseCli(['--listen', 'ws://127.0.0.1:0'], {}).webSocket?.detachedTtlMs).toBe(30_000);
   });
 
+  it('refuses both token flags at once rather than ignoring one of them', () => {
+    const hex = 'ab'.repeat(32);
+    const args = [
+      '--listen',
+      'ws://127.0.0.1:0',
+      '--ws-auth',
+      'capability-token',
+      '--ws-token-sha256',
+      hex,
+      '--ws-token-file',
+      '/dev/null',
+    ];
+    expect(() => parseCli(args, {})).toThrow('--ws-token-file and --ws-token-sha256: give one of them, not both');
+    expect(parseCli(args.slice(0, -2), {}).webSocket?.tokenSha256?.toString('hex')).toBe(hex);
+  });
+
   it('refuses unknown flags and positionals', () => {
     expect(() => parseCli(['--nope'])).toThrow(UsageError);
     expect(() => parseCli(['extra'])).toThrow(UsageError);

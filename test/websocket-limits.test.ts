@@ -1,0 +1,83 @@
+/**
+ * A WebSocket listener's bounds against a peer that does not play along,
+ * through the real CLI: a client that sends without reading cannot fill the
+ * server's memory (the server stops reading it, as over stdio), and a
+ * shutdown says so to each peer (1001) and is not held up by an HTTP
+ * request left half sent.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CLI } from './support/server-process.js';
+import { startWebSocketListener } from './support/websocket-server.js';
+import { WsRpc } from './support/ws-rpc.js';
+
+const MiB = 1024 * 1024;
+
+/** The resident size of `pid`, in bytes. */
+function rssOf(pid: number): number {
+  const kib = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1];
+  return Number(kib) * 1024;
+}
+
+/** Resolves with `read()` once it has not changed for `quietMs` (a backlog the peer stopped taking, or none left). */
+async function settled(read: () => number, quietMs: number): Promise<number> {
+  let last = read();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = read();
+    if (now !== last) [last, since] = [now, Date.now()];
+  }
+  return last;
+}
+
+describe('a WebSocket listener facing a peer that does not play along', () => {
+  it('stops reading a client that sends without reading the answers, so its memory stays bounded', async () => {
+    const listener = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0']);
+    try {
+      const rpc = await WsRpc.open(listener.url);
+      await rpc.initialize();
+      const before = rssOf(listener.pid);
+      rpc.pauseReading();
+      // Answers the size of a file, which soon fill what TCP holds: the server's writer backs up, and it stops reading.
+      const file = path.join(os.tmpdir(), `ws-limits-${process.pid}.bin`);
+      fs.writeFileSync(file, Buffer.alloc(MiB, 1));
+      const read = JSON.stringify({ method: 'fs/readFile', params: { path: pathToFileURL(file).href } });
+      for (let id = 1; id <= 40; id++) rpc.sendText(Buffer.from(`{"id":${100_000 + id},${read.slice(1)}`));
+      // Then 80 MB more of requests: they must wait on the client's side, not in the server's memory.
+      const pad = 'x'.repeat(10_000);
+      for (let id = 1; id <= 8000; id++) rpc.sendText(Buffer.from(JSON.stringify({ id: 200_000 + id, method: 'nope', params: { pad } })));
+      // The client's backlog stops shrinking once the server stops taking it (or is gone, if it takes it all).
+      const left = await settled(() => rpc.bufferedAmount, 1500);
+      expect(left).toBeGreaterThan(40 * MiB);
+      expect(rssOf(listener.pid) - before).toBeLessThan(48 * MiB);
+      await rpc.cut();
+      fs.rmSync(file);
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it('says it is going away (1001) to each peer as it shuts down, and exits though an HTTP request is half sent', async () => {
+    // SIGKILLed after 3 s: a close held up by the half-sent request (5 s) would show as that signal.
+    const listener = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0'], { killAfterMs: 3000 });
+    const port = Number(new URL(listener.url).port);
+    const half = net.connect(port, '127.0.0.1', () => half.write('GET /readyz HTTP/1.1\r\nHost: x\r\n'));
+    half.on('error', () => undefined);
+    try {
+      const rpc = await WsRpc.open(listener.url);
+      await rpc.initialize();
+      const closed = rpc.closed;
+      await listener.stop();
+      expect(await closed).toBe(1001);
+      expect(await listener.exitStatus).toEqual({ code: 0, signal: null });
+    } finally {
+      half.destroy();
+      await listener.stop();
+    }
+  });
+});
