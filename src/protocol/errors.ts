@@ -149,6 +149,8 @@ export const Errors = {
   httpHeaderUnsendable: (name: string, why: string) =>
     invalidParams(`http/request header ${name} cannot be sent by this exec-server: ${why}`),
   httpStreamActive: (id: string) => invalidParams(`http/request streamResponse requestId \`${id}\` is already active`),
+  httpTooMany: (limit: number) =>
+    invalidRequest(`at most ${limit} http/request calls may be in flight per connection; wait for one to finish`),
   httpSendFailed: (url: string) => internal(`http/request failed: error sending request for url (${url})`),
   /** Generation 2 with `timeoutMs: 0`: the reference gives up before it sends anything. */
   httpNoTime: () => internal('http/request failed: route-aware request timed out'),

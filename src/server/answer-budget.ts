@@ -8,10 +8,12 @@
  * the server to about this much (the input hold, `input-hold.ts`, bounds only
  * how many requests are read, not how large their answers are).
  *
- * A body still coming in holds nothing: how long it takes is up to the
- * remote server, and nothing may wait for that (a file read waiting for a
- * slow body would hold every ordered request behind it). What waits is only
- * ever waiting for the client to take answers.
+ * A body still coming in holds nothing that a file read waits for: how
+ * long it takes is up to the remote server, and nothing may wait for that (a
+ * file read waiting for a slow body would hold every ordered request behind
+ * it). But bodies coming in side by side count against one another
+ * (`arriving`), so that a hundred large bodies requested at once are not all
+ * held whole at once.
  */
 
 import { waitForWake, wakeAll } from './wait-for-wake.js';
@@ -25,6 +27,8 @@ export class AnswerBudget {
   private readonly answers: number[] | undefined;
   private readonly waiting: { bytes: number; grant: () => void }[] = [];
   private readonly roomWaiters = new Set<() => void>();
+  /** The bytes read so far of each buffered body still coming in. */
+  private readonly incoming = new Map<symbol, number>();
 
   constructor(private readonly limitBytes: number) {
     this.answers = Number.isFinite(limitBytes) ? [] : undefined;
@@ -68,13 +72,42 @@ export class AnswerBudget {
    * waiting for their turn do not count: a body must not starve behind a run
    * of them. Rejects with `signal`'s reason if it aborts first.
    */
-  whenRoom(signal?: AbortSignal): Promise<void> {
-    return this.hasRoom() ? Promise.resolve() : waitForWake(this.roomWaiters, signal);
+  async whenRoom(signal?: AbortSignal, body?: ArrivingBody): Promise<void> {
+    while (!this.hasRoom(body)) await waitForWake(this.roomWaiters, signal);
   }
 
-  private hasRoom(): boolean {
+  /**
+   * A buffered body that is coming in: its bytes count against the others'
+   * room (`whenRoom` with it) until it `end`s, held whole or failed.
+   */
+  arriving(): ArrivingBody {
+    const key = Symbol('body');
+    this.incoming.set(key, 0);
+    return {
+      key,
+      add: (bytes) => {
+        if (this.incoming.has(key)) this.incoming.set(key, this.incoming.get(key)! + bytes);
+      },
+      end: () => {
+        // Another body may lead now: every waiter looks again.
+        if (this.incoming.delete(key)) wakeAll(this.roomWaiters);
+      },
+    };
+  }
+
+  /**
+   * Room for the client's answers, and for `body`'s next chunk. With nothing
+   * held, the largest body coming in reads on: room would otherwise come only
+   * from the bodies themselves, each waiting for the others (with answers
+   * held, it comes once the client takes them).
+   */
+  private hasRoom(body?: ArrivingBody): boolean {
     if (this.answers === undefined) return true;
-    return this.held - this.answers.reduce((largest, bytes) => Math.max(largest, bytes), 0) < this.limitBytes;
+    let incoming = 0;
+    let largestIncoming = 0;
+    for (const bytes of this.incoming.values()) [incoming, largestIncoming] = [incoming + bytes, Math.max(largestIncoming, bytes)];
+    if (body && this.held === 0 && (this.incoming.get(body.key) ?? 0) >= largestIncoming) return true;
+    return this.held + incoming - this.answers.reduce((largest, bytes) => Math.max(largest, bytes), 0) < this.limitBytes;
   }
 
   private fits(bytes: number): boolean {
@@ -83,6 +116,15 @@ export class AnswerBudget {
 
   private grantWaiting(): void {
     while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) this.waiting.shift()!.grant();
-    if (this.hasRoom()) wakeAll(this.roomWaiters);
+    wakeAll(this.roomWaiters); // each looks again: whether a body may read on depends on the body too
   }
+}
+
+/** A buffered body coming in (see `AnswerBudget.arriving`). */
+export interface ArrivingBody {
+  readonly key: symbol;
+  /** Counts `bytes` more of it. */
+  add(bytes: number): void;
+  /** It is held whole, or failed: it counts no more (once, however often called). */
+  end(): void;
 }

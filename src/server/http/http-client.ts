@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { AnswerBudget } from '../answer-budget.js';
+import { AnswerBudget, type ArrivingBody } from '../answer-budget.js';
 import { waitForWake, wakeAll } from '../wait-for-wake.js';
 import { Errors, ErrorTexts, ProtocolError } from '../../protocol/errors.js';
 import { Base64Payload } from '../../protocol/base64-payload.js';
@@ -45,6 +45,12 @@ const INPUT_END_GRACE_MS = 30_000;
 /** The abort reason of such a request. */
 const INPUT_ENDED = Symbol('input ended');
 
+/**
+ * Requests a connection may have in flight: each holds a socket, and a
+ * client sending thousands to a server that never answers would otherwise
+ * use up the descriptors every other method needs.
+ */
+const MAX_IN_FLIGHT = 256;
 /** hyper's default read buffer for a response head: 8 KiB + 100 × 4 KiB. */
 const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
 
@@ -77,11 +83,11 @@ export class HttpClient {
    * has room and the client is reading (both wait only for the client).
    * Rejects when the request is aborted first.
    */
-  private async room(signal: AbortSignal): Promise<void> {
-    await this.answers.whenRoom(signal);
+  private async room(signal: AbortSignal, body?: ArrivingBody): Promise<void> {
+    await this.answers.whenRoom(signal, body);
     while (this.channel.isCongested()) {
       await waitForWake(this.waitingForClient, signal);
-      await this.answers.whenRoom(signal);
+      await this.answers.whenRoom(signal, body);
     }
   }
 
@@ -93,7 +99,10 @@ export class HttpClient {
       // Response heads as large as the references' HTTP client (hyper) reads: undici's default
       // (16 KiB) failed a redirect whose location they follow.
       const maxHeaderSize = HYPER_MAX_HEAD_BYTES;
-      return new Agent(secureContext ? { maxHeaderSize, connect: { secureContext } } : { maxHeaderSize });
+      // No timeouts of undici's own (300 s for a head, and between body chunks): `timeoutMs` is the
+      // only one, and without it a request may wait as long as it takes (a quiet long-poll).
+      const options = { maxHeaderSize, headersTimeout: 0, bodyTimeout: 0 };
+      return new Agent(secureContext ? { ...options, connect: { secureContext } } : options);
     });
     return this.undici;
   }
@@ -135,6 +144,8 @@ export class HttpClient {
     const streaming = params.streamResponse === true;
     if (streaming && this.streams.has(params.requestId)) throw Errors.httpStreamActive(params.requestId);
     if (params.timeoutMs === 0 && generation === 2) throw Errors.httpNoTime();
+    // Each holds a socket (a descriptor) until it is answered or its stream ends.
+    if (this.inFlight() >= MAX_IN_FLIGHT) throw Errors.httpTooMany(MAX_IN_FLIGHT);
     // The clock starts once undici is loaded (on first use): loading it is no part of the request's time.
     await this.load();
     const controller = new AbortController();
@@ -160,10 +171,12 @@ export class HttpClient {
       this.stream(params.requestId, response, controller, clear);
       return { ...head, bodyBase64: '' };
     }
+    const arriving = this.answers.arriving();
     try {
-      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length'], () =>
-        this.room(controller.signal),
-      );
+      const body = await readWholeBody(response.body, response.statusCode, response.headers['content-length'], (bytes) => {
+        arriving.add(bytes);
+        return this.room(controller.signal, arriving);
+      });
       // Encoded onto the wire in slices: a body whose base64 would exceed V8's longest string still goes.
       // Held against the budget until the line writer has sent it.
       return { ...head, bodyBase64: new Base64Payload(body, this.answers.hold(body.length)) };
@@ -172,6 +185,7 @@ export class HttpClient {
         ? Errors.httpInputEnded(valid.url.href, this.inputEndGraceMs)
         : Errors.httpBodyFailed();
     } finally {
+      arriving.end(); // after the hold above: held whole now, or failed
       clear();
       this.unanswered.delete(controller);
     }
@@ -198,6 +212,13 @@ export class HttpClient {
   shutdown(): void {
     for (const stream of [...this.streams.values()]) stream.abort(ErrorTexts.bodyInputClosed);
     for (const controller of this.unanswered.keys()) controller.abort();
+  }
+
+  /** Requests waiting for their answer, and bodies streaming (a stream still waiting for its head is among the first). */
+  private inFlight(): number {
+    let streaming = 0;
+    for (const stream of this.streams.values()) if (stream.body) streaming++;
+    return this.unanswered.size + streaming;
   }
 
   private reserve(requestId: string, controller: AbortController): void {

@@ -9,8 +9,12 @@ import type { Dispatcher } from 'undici';
 
 type Body = Dispatcher.ResponseData['body'];
 
-/** A declared length above this is not trusted for one allocation up front. */
-const PREALLOCATE_LIMIT = 1024 * 1024 * 1024;
+/**
+ * A declared length above this is not trusted for one allocation up front:
+ * any server can declare a gigabyte and send a byte (the chunks are then
+ * kept and joined at the end, as for an undeclared length).
+ */
+const PREALLOCATE_LIMIT = 64 * 1024 * 1024;
 
 /** The length a `content-length` header declares, if it is one plain number. */
 function declaredLength(header: string | string[] | undefined): number | undefined {
@@ -29,11 +33,12 @@ export function isBodilessLengthMismatch(status: number, error: unknown): boolea
 }
 
 /**
- * Resolves when the next chunk may be taken: the connection has room for
- * answers (see `AnswerBudget.whenRoom`) and its client is reading. A body
- * waiting here is not read, and undici stops reading its socket.
+ * Told how many bytes were just taken (0 before the first chunk); resolves
+ * when the next chunk may be taken: the connection has room for answers (see
+ * `AnswerBudget.whenRoom`) and its client is reading. A body waiting here is
+ * not read, and undici stops reading its socket.
  */
-export type Room = () => Promise<void>;
+export type Room = (taken: number) => Promise<void>;
 
 /**
  * Reads `body` to its end, taking each chunk once there is `room`. The buffer
@@ -43,7 +48,7 @@ export type Room = () => Promise<void>;
  */
 export async function readWholeBody(body: Body, status: number, contentLength: string | string[] | undefined, room: Room): Promise<Buffer> {
   try {
-    await room();
+    await room(0);
     return await readDeclared(body, contentLength, room);
   } catch (error) {
     if (isBodilessLengthMismatch(status, error)) return Buffer.alloc(0);
@@ -55,7 +60,7 @@ async function readUndeclared(body: Body, room: Room): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body as AsyncIterable<Buffer>) {
     chunks.push(chunk);
-    await room(); // before the loop takes the next
+    await room(chunk.length); // before the loop takes the next
   }
   return Buffer.concat(chunks);
 }
@@ -72,7 +77,7 @@ async function readDeclared(body: Body, contentLength: string | string[] | undef
     chunk.copy(whole, filled, 0, fits);
     filled += fits;
     if (fits < chunk.length) beyond.push(chunk.subarray(fits));
-    await room(); // before the loop takes the next
+    await room(chunk.length); // before the loop takes the next
   }
   const read = whole === undefined ? Buffer.alloc(0) : whole.subarray(0, filled);
   return beyond.length === 0 ? read : Buffer.concat([read, ...beyond]);
