@@ -3,18 +3,21 @@
  * chunk to the end and then copies them into one buffer: twice the body in
  * memory at the peak, and the copy made only once the last byte is in. When
  * the response declares its length, each chunk is copied into one buffer of
- * that length as it arrives instead, and is garbage from then on.
+ * that length as it arrives instead (once enough has come to believe the
+ * length), and is garbage from then on.
  */
 import type { Dispatcher } from 'undici';
 
 type Body = Dispatcher.ResponseData['body'];
 
+/** A declared length above this is not trusted at all (the chunks are kept and joined at the end). */
+const PREALLOCATE_LIMIT = 1024 * 1024 * 1024;
 /**
- * A declared length above this is not trusted for one allocation up front:
- * any server can declare a gigabyte and send a byte (the chunks are then
- * kept and joined at the end, as for an undeclared length).
+ * The buffer of the declared length is made only once this much has come
+ * (or all of it): any server can declare a gigabyte and send a byte. What
+ * came before is copied in then.
  */
-const PREALLOCATE_LIMIT = 64 * 1024 * 1024;
+const TRUSTED_AFTER_BYTES = 64 * 1024 * 1024;
 
 /** The length a `content-length` header declares, if it is one plain number. */
 function declaredLength(header: string | string[] | undefined): number | undefined {
@@ -70,15 +73,28 @@ async function readDeclared(body: Body, contentLength: string | string[] | undef
   if (length === undefined) return readUndeclared(body, room);
   let whole: Buffer | undefined;
   let filled = 0;
+  const early: Buffer[] = [];
+  let earlyBytes = 0;
   const beyond: Buffer[] = [];
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    whole ??= Buffer.allocUnsafe(length);
+  const copyIn = (chunk: Buffer) => {
     const fits = Math.min(chunk.length, length - filled);
-    chunk.copy(whole, filled, 0, fits);
+    chunk.copy(whole!, filled, 0, fits);
     filled += fits;
     if (fits < chunk.length) beyond.push(chunk.subarray(fits));
+  };
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (whole) copyIn(chunk);
+    else {
+      early.push(chunk);
+      earlyBytes += chunk.length;
+      if (earlyBytes >= Math.min(length, TRUSTED_AFTER_BYTES)) {
+        whole = Buffer.allocUnsafe(length);
+        for (const piece of early.splice(0)) copyIn(piece);
+      }
+    }
     await room(chunk.length); // before the loop takes the next
   }
-  const read = whole === undefined ? Buffer.alloc(0) : whole.subarray(0, filled);
+  if (!whole) return Buffer.concat(early); // ended short of the length it declared, or empty (a HEAD answer)
+  const read = whole.subarray(0, filled);
   return beyond.length === 0 ? read : Buffer.concat([read, ...beyond]);
 }
