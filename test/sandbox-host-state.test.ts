@@ -5,47 +5,29 @@
  * writable path to follow, no read-only path moved aside with its directory.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findBwrap } from '../src/server/sandbox/bwrap.js';
-import { entriesOnceReleased, managedPolicy, special } from './support/sandbox-policy.js';
-import { b64, BASE_ENV, ServerProcess } from './support/server-process.js';
+import { entriesOnceReleased, managedPolicy, sandboxFixture, special } from './support/sandbox-policy.js';
+import { b64, BASE_ENV } from './support/server-process.js';
 
 const hasBwrap = findBwrap(undefined) !== undefined;
 const isRoot = process.getuid?.() === 0;
 const SYSCTL = '/proc/sys/kernel/printk_ratelimit';
-let base: string;
-let server: ServerProcess;
-let counter = 0;
-
-beforeAll(async () => {
-  // Outside /tmp, which some policies make writable.
-  base = fs.mkdtempSync(path.join(os.homedir(), '.exec-server-host-state-'));
-  server = await ServerProcess.started();
-});
-afterAll(async () => {
-  await server.dispose();
-  fs.rmSync(base, { recursive: true, force: true });
-});
-
-function freshWorkspace(): string {
-  const workspace = path.join(base, `work${++counter}`);
-  fs.mkdirSync(workspace);
-  return workspace;
-}
+const fixture = sandboxFixture('host-state');
+const { freshWorkspace } = fixture;
 
 const pathEntry = (native: string, access: string) => ({ path: { type: 'path', path: pathToFileURL(native).href }, access });
 
 /** Runs `script` under `sandbox` in `workspace`: its output, or the error of a refused start. */
 async function confined(workspace: string, sandbox: object, script: string): Promise<string> {
-  const processId = `host${++counter}`;
+  const processId = `host${fixture.next()}`;
   const params = { processId, argv: ['sh', '-c', script], cwd: pathToFileURL(workspace).href, env: BASE_ENV, tty: false, sandbox };
-  const answer = await server.call('process/start', params);
+  const answer = await fixture.server.call('process/start', params);
   if (answer.error) return `refused: ${answer.error.message}`;
-  await server.waitClosed(processId);
-  return server.output(processId).toString();
+  await fixture.server.waitClosed(processId);
+  return fixture.server.output(processId).toString();
 }
 
 describe.skipIf(!hasBwrap)("the host's state across confined starts (bwrap)", () => {
@@ -64,7 +46,11 @@ describe.skipIf(!hasBwrap)("the host's state across confined starts (bwrap)", ()
     // Each is a mount point, and the last mount over it (the one that counts) is read-only.
     for (const part of parts) expect(mounts.findLast((line) => line.startsWith(`${part} `))).toBe(`${part} ro,`);
     expect(output).not.toContain('WROTE');
-    const written = await server.call('fs/writeFile', { path: pathToFileURL(SYSCTL).href, dataBase64: b64(before), sandbox: readOnlyRoot });
+    const written = await fixture.server.call('fs/writeFile', {
+      path: pathToFileURL(SYSCTL).href,
+      dataBase64: b64(before),
+      sandbox: readOnlyRoot,
+    });
     // As root the mount refuses the write; otherwise the file's mode already does.
     expect(written.error?.message).toBe(isRoot ? 'Read-only file system (os error 30)' : 'Permission denied (os error 13)');
     expect(fs.readFileSync(SYSCTL, 'utf8')).toBe(before);
@@ -82,7 +68,11 @@ describe.skipIf(!hasBwrap)("the host's state across confined starts (bwrap)", ()
     expect(second).toBe(
       `refused: sandbox is not supported: the writable path ${out}, which crosses the writable symlink ${out}; this exec-server cannot enforce it`,
     );
-    const write = await server.call('fs/writeFile', { path: pathToFileURL(victim).href, dataBase64: b64('changed'), sandbox: policy });
+    const write = await fixture.server.call('fs/writeFile', {
+      path: pathToFileURL(victim).href,
+      dataBase64: b64('changed'),
+      sandbox: policy,
+    });
     expect(write.error?.code).toBe(-32602);
     expect(fs.readFileSync(victim, 'utf8')).toBe('original');
   });

@@ -7,40 +7,22 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bwrapArgs, findBwrap } from '../src/server/sandbox/bwrap.js';
 import { protectReadOnly } from '../src/server/sandbox/protected-paths.js';
 import { waitFound } from './support/proc.js';
-import { entriesOnceReleased, workspaceWrite } from './support/sandbox-policy.js';
-import { BASE_ENV, ServerProcess } from './support/server-process.js';
+import { entriesOnceReleased, sandboxFixture, workspaceWrite } from './support/sandbox-policy.js';
+import { BASE_ENV } from './support/server-process.js';
 
 const hasBwrap = findBwrap(undefined) !== undefined;
-let base: string;
-let server: ServerProcess;
-let counter = 0;
-
-beforeAll(async () => {
-  // Outside /tmp: the policy makes /tmp writable.
-  base = fs.mkdtempSync(path.join(os.homedir(), '.exec-server-isolation-test-'));
-  server = await ServerProcess.started();
-});
-afterAll(async () => {
-  await server.dispose();
-  fs.rmSync(base, { recursive: true, force: true });
-});
-
-function freshWorkspace(): string {
-  const workspace = path.join(base, `work${++counter}`);
-  fs.mkdirSync(workspace);
-  return workspace;
-}
+const fixture = sandboxFixture('isolation-test');
+const { freshWorkspace } = fixture;
 
 function startParams(workspace: string, script: string, env: Record<string, string> = BASE_ENV) {
   return {
-    processId: `iso${++counter}`,
+    processId: `iso${fixture.next()}`,
     argv: ['bash', '-c', script],
     cwd: pathToFileURL(workspace).href,
     env,
@@ -51,9 +33,9 @@ function startParams(workspace: string, script: string, env: Record<string, stri
 
 async function sandboxed(workspace: string, script: string, env?: Record<string, string>): Promise<string> {
   const params = startParams(workspace, script, env);
-  await server.request('process/start', params);
-  await server.waitClosed(params.processId);
-  return server.output(params.processId).toString();
+  await fixture.server.request('process/start', params);
+  await fixture.server.waitClosed(params.processId);
+  return fixture.server.output(params.processId).toString();
 }
 
 describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
@@ -73,26 +55,26 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     const workspace = freshWorkspace();
     const env = { ...BASE_ENV, ISOLATION_MARK: 'secret-isolation-value', LD_LIBRARY_PATH: '/nonexistent-isolation-lib' };
     const params = startParams(workspace, 'echo "mark=$ISOLATION_MARK ld=$LD_LIBRARY_PATH"; exec sleep 60.411', env);
-    await server.request('process/start', params);
+    await fixture.server.request('process/start', params);
     // Its mark, not just any output: bash there may print ~/.bashrc's complaints first (see the README).
     const printed = (m: { method?: string; params?: { processId?: string; chunk?: string } }) =>
       m.method === 'process/output' &&
       m.params?.processId === params.processId &&
       Buffer.from(m.params.chunk ?? '', 'base64').includes('mark=');
-    await server.waitFor(printed);
+    await fixture.server.waitFor(printed);
     const [bwrap] = await waitFound('60.411', findBwrap(undefined));
     expect(bwrap).toBeDefined();
     // Any local user may read a command line (`ps`); an environment, only its owner.
     expect(fs.readFileSync(`/proc/${bwrap}/cmdline`, 'latin1')).not.toContain('secret-isolation-value');
     expect(fs.statSync(`/proc/${bwrap}/environ`).mode & 0o077).toBe(0);
     expect(fs.readFileSync(`/proc/${bwrap}/environ`, 'latin1')).not.toContain('LD_LIBRARY_PATH');
-    await server.request('process/terminate', { processId: params.processId });
-    await server.waitClosed(params.processId);
-    expect(server.output(params.processId).toString()).toContain('mark=secret-isolation-value ld=/nonexistent-isolation-lib');
+    await fixture.server.request('process/terminate', { processId: params.processId });
+    await fixture.server.waitClosed(params.processId);
+    expect(fixture.server.output(params.processId).toString()).toContain('mark=secret-isolation-value ld=/nonexistent-isolation-lib');
   });
 
   it("keeps a restricted network's child from the host's Unix sockets, as the reference's filter does", async () => {
-    const socketPath = path.join(base, 'host.sock');
+    const socketPath = path.join(fixture.base, 'host.sock');
     const host = net.createServer((socket) => socket.end('from-host\n'));
     await new Promise<void>((resolve) => host.listen(socketPath, resolve));
     const client = [
@@ -116,9 +98,9 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
       expect(restricted).toContain('raw refused: Operation not permitted');
       expect(restricted).toContain('seqpacket works');
       const params = { ...startParams(workspace, 'perl client.pl'), sandbox: workspaceWrite(workspace, 'enabled') };
-      await server.request('process/start', params);
-      await server.waitClosed(params.processId);
-      expect(server.output(params.processId).toString()).toContain('from-host');
+      await fixture.server.request('process/start', params);
+      await fixture.server.waitClosed(params.processId);
+      expect(fixture.server.output(params.processId).toString()).toContain('from-host');
     } finally {
       host.close();
     }
@@ -211,7 +193,7 @@ describe.skipIf(!hasBwrap)('sandbox isolation (bwrap)', () => {
     const workspace = freshWorkspace();
     fs.mkdirSync(path.join(workspace, 'gitdir'));
     fs.symlinkSync('gitdir', path.join(workspace, '.git'));
-    const error = await server.error('process/start', startParams(workspace, 'rm .git && mkdir .git && touch RAN'));
+    const error = await fixture.server.error('process/start', startParams(workspace, 'rm .git && mkdir .git && touch RAN'));
     expect(error.code).toBe(-32602);
     expect(error.message).toContain(`crosses the writable symlink ${path.join(workspace, '.git')}`);
     expect(fs.existsSync(path.join(workspace, 'RAN'))).toBe(false);

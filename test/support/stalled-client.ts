@@ -103,3 +103,14 @@ export async function overWebSocket(_context: TestContext): Promise<StallableCli
     },
   };
 }
+
+/** Once `client` has an answer for every id: each answer's `bodyBase64` (undefined for an error). */
+export async function bodiesAnswered(client: StallableClient, ids: string[]): Promise<Array<string | undefined>> {
+  await vi.waitFor(
+    () => {
+      if (ids.some((id) => !client.answers.has(id))) throw new Error('answers still missing');
+    },
+    { timeout: 30_000, interval: 50 },
+  );
+  return ids.map((id) => (client.answers.get(id) as { result?: { bodyBase64?: string } }).result?.bodyBase64);
+}
