@@ -29,6 +29,8 @@ export interface WebSocketCli {
   allowedOrigins: string[];
   /** How long a dropped connection's session waits to be resumed. */
   detachedTtlMs: number;
+  /** What the listener should warn about as it starts (a token file other users can read). */
+  warnings: string[];
 }
 
 export const USAGE = `Usage: exec-server [options]
@@ -182,6 +184,7 @@ function webSocketOptions(values: Values): WebSocketCli {
   const port = Number(match[2]);
   if (port > 65535) throw new UsageError(`--listen: port ${port} is out of range`);
   const tokenSha256 = tokenHash(values);
+  const warnings = tokenFileWarnings(values['ws-token-file']);
   if (!tokenSha256 && !isLoopback(host)) {
     throw new UsageError(
       `--listen ${values.listen}: a non-loopback address needs --ws-auth capability-token (with --ws-token-file or --ws-token-sha256)`,
@@ -191,5 +194,12 @@ function webSocketOptions(values: Values): WebSocketCli {
     values['detached-session-ttl-ms'] === undefined
       ? DEFAULT_DETACHED_TTL_MS
       : integerIn(values, 'detached-session-ttl-ms', 0, MAX_TIMER_MS);
-  return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [], detachedTtlMs };
+  return { host, port, tokenSha256, allowedOrigins: values['ws-allow-origin'] ?? [], detachedTtlMs, warnings };
+}
+
+/** A token file that users other than its owner may read gives the token away (as ssh says of a key file). */
+function tokenFileWarnings(file: string | undefined): string[] {
+  const mode = file === undefined ? 0 : fs.statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return [];
+  return [`--ws-token-file ${file} can be read by users other than its owner (mode ${mode.toString(8).padStart(4, '0')}); chmod 600 it`];
 }

@@ -63,6 +63,7 @@ async function serveWebSocket(options: WebSocketCli, server: ServerFlags, runtim
   // The URL alone on stdout, as Codex's listener prints it (a launcher reads it there); stdout carries nothing else here.
   process.stdout.write(`${listener.url}\n`);
   process.stderr.write(`exec-server: listening on ${listener.url}\n`);
+  for (const warning of options.warnings) process.stderr.write(`exec-server: warning: ${warning}\n`);
   let signals = 0;
   const onSignal = () => {
     signals += 1;

@@ -1,3 +1,6 @@
+import path from 'node:path';
+import os from 'node:os';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCli, UsageError } from '../../../src/cli/args.js';
 
@@ -68,6 +71,23 @@ describe('parseCli', () => {
     ];
     expect(() => parseCli(args, {})).toThrow('--ws-token-file and --ws-token-sha256: give one of them, not both');
     expect(parseCli(args.slice(0, -2), {}).webSocket?.tokenSha256?.toString('hex')).toBe(hex);
+  });
+
+  it('warns about a token file other users can read, and not about one only its owner can', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'token-mode-'));
+    try {
+      const file = path.join(dir, 'token');
+      fs.writeFileSync(file, 'secret\n', { mode: 0o644 });
+      fs.chmodSync(file, 0o644);
+      const args = ['--listen', 'ws://127.0.0.1:0', '--ws-auth', 'capability-token', '--ws-token-file', file];
+      expect(parseCli(args, {}).webSocket?.warnings).toEqual([
+        `--ws-token-file ${file} can be read by users other than its owner (mode 0644); chmod 600 it`,
+      ]);
+      fs.chmodSync(file, 0o600);
+      expect(parseCli(args, {}).webSocket?.warnings).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses unknown flags and positionals', () => {
