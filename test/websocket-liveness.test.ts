@@ -4,7 +4,7 @@
  * idle, and one that stops answering is dropped (its session waits to be
  * resumed); a frame over the size limit closes the connection with 1009.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ExecServerClient, type ProcessEvent } from '../src/index.js';
 import { waitBlockedIn } from './support/proc.js';
@@ -150,6 +150,29 @@ describe('WebSocket liveness', () => {
       expect((await resume()).error).toBeUndefined();
     } finally {
       await slow.close();
+    }
+  });
+
+  it('refuses connections beyond its bound with 503, and takes one again once another closes', async () => {
+    const small = await listenWebSocket({ ...listenerOptions(), maxConnections: 2 });
+    const status = () =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(small.url);
+        socket.once('open', () => resolve(101));
+        socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.once('error', () => undefined);
+        opened.push(socket);
+      });
+    const opened: WebSocket[] = [];
+    try {
+      expect([await status(), await status(), await status()]).toEqual([101, 101, 503]);
+      const closed = new Promise((resolve) => opened[0]!.once('close', resolve));
+      opened[0]!.close(1000);
+      await closed;
+      await vi.waitFor(async () => expect(await status()).toBe(101), { timeout: 5000, interval: 50 });
+    } finally {
+      for (const socket of opened) socket.terminate();
+      await small.close();
     }
   });
 });

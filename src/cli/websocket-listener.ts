@@ -13,6 +13,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
+import type stream from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { ExecServer, type ExecServerOptions } from '../server/exec-server.js';
 import type { Logger } from '../server/logger.js';
@@ -33,12 +34,16 @@ export interface WebSocketListenOptions {
   pingIntervalMs?: number;
   /** How long a dropped connection's session can be resumed. */
   detachedTtlMs: number;
+  /** Connections served at once; more are refused (503) (default 256). */
+  maxConnections?: number;
   server: Omit<ExecServerOptions, 'input' | 'output' | 'runtime' | 'logger' | 'sessions'>;
   runtime: ProcessRuntime;
   logger: Logger;
 }
 
 const PING_INTERVAL_MS = 30_000;
+/** Each connection is a session, its processes and a descriptor: a peer opening thousands must not take them all. */
+const MAX_CONNECTIONS = 256;
 /** How long a connection whose session another client wants back has to answer a ping. */
 const CONTESTED_PONG_MS = 2000;
 /**
@@ -81,6 +86,7 @@ function refuse(socket: net.Socket, status: number, reason: string): void {
 export async function listenWebSocket(options: WebSocketListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const wss = new WebSocketServer({ noServer: true, ...webSocketLimits(options.maxFrameBytes) });
   const connections = new Map<WebSocket, ExecServer>();
+  const upgraded = new Set<stream.Duplex>();
   // A ping every interval; a peer that gave no sign of life since the last one is gone (its session detaches).
   const liveness = new WeakMap<WebSocket, PeerLiveness>();
   /** Pings the connection holding `sessionId` now, and drops it if it does not answer in time. */
@@ -117,6 +123,14 @@ export async function listenWebSocket(options: WebSocketListenOptions): Promise<
       options.logger.warn(`refused a connection from ${from}: Origin ${JSON.stringify(origin)} is not allowed`);
       return refuse(socket as net.Socket, 403, 'Forbidden');
     }
+    // Counted by socket, from the upgrade on: a handshake ws refuses never reaches the callback below.
+    const maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+    if (upgraded.size >= maxConnections) {
+      options.logger.warn(`refused a connection from ${from}: ${maxConnections} connections are open`);
+      return refuse(socket as net.Socket, 503, 'Service Unavailable');
+    }
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     wss.handleUpgrade(request, socket, head, (ws) => {
       const { input, output, sentBytes } = webSocketStreams(ws, {
         onClose: (code) => server.transportClosed(ENDS_SESSION.has(code) ? 'end' : 'detach'),
