@@ -38,16 +38,22 @@ export function isEmptyButForClaims(directory: string): boolean {
 
 type Found = 'stand-in' | 'user' | 'gone';
 
+/** Linux's O_PATH (the same on every architecture Node runs on there): a handle on the inode itself, no read access needed. */
+const O_PATH = 0o10000000;
+
 /**
- * Gives the directory at `stand` the stand-in's mode through a descriptor
- * that follows no symlink: a confined child that can write the workspace
- * could swap the directory for a link between the mkdir and the chmod, and
- * the server (root, often) would change the mode of the link's target.
+ * Gives the directory at `stand` the stand-in's mode through a handle that
+ * followed no symlink: a confined child that can write the workspace could
+ * swap the directory for a link between the mkdir and the chmod, and the
+ * server (root, often) would change the mode of the link's target. An
+ * O_PATH handle needs no read access (a stand-in of mode 000, or one made
+ * under a umask without the owner's read bit), and chmod through
+ * /proc/self/fd reaches exactly its inode.
  */
 function markDirectory(stand: string): void {
-  const fd = fs.openSync(stand, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+  const fd = fs.openSync(stand, O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
   try {
-    fs.fchmodSync(fd, STAND_IN_MODE);
+    fs.chmodSync(`/proc/self/fd/${fd}`, STAND_IN_MODE);
   } finally {
     fs.closeSync(fd);
   }
