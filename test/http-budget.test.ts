@@ -51,6 +51,34 @@ describe.concurrent('http/request within bounds', () => {
     }
   }, 60_000);
 
+  it('lets a body go on though a larger one coming in beside it stalls (the wait is on a remote, not on the client)', async (context) => {
+    const { expect } = context;
+    const stalled: http.ServerResponse[] = [];
+    const web = http.createServer((request, response) => {
+      if (request.url === '/stall') {
+        // Declares 20 MiB, sends 10 and stops: over the budget with the other body, and never finishing.
+        response.writeHead(200, { 'content-length': String(20 * MiB) });
+        response.write(Buffer.alloc(10 * MiB, 1));
+        stalled.push(response);
+      } else response.end(Buffer.alloc(10 * MiB, 2));
+    });
+    const base = await listenLoopback(web);
+    const server = await serverFor(context, ['--answer-budget-bytes', String(BUDGET_BYTES)]);
+    try {
+      const stalling = server.call('http/request', { method: 'GET', url: `${base}/stall`, requestId: 'a', timeoutMs: 15_000 });
+      let stallingAnswered = false;
+      void stalling.then(() => (stallingAnswered = true));
+      await vi.waitFor(() => expect(stalled.length).toBe(1), { timeout: 10_000, interval: 20 });
+      const answer = await server.request('http/request', { method: 'GET', url: `${base}/fast`, requestId: 'b' });
+      expect(Buffer.from(answer.bodyBase64, 'base64').equals(Buffer.alloc(10 * MiB, 2))).toBe(true);
+      expect(stallingAnswered).toBe(false); // not answered only once the other timed out
+      stalled[0]!.socket?.destroy();
+      expect((await stalling).error?.code).toBe(-32603);
+    } finally {
+      await closeLoopback(web);
+    }
+  }, 60_000);
+
   it('refuses a request beyond 256 in flight, naming the bound, and takes requests again once one is answered', async (context) => {
     const { expect } = context;
     const waiting: http.ServerResponse[] = [];

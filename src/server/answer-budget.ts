@@ -13,10 +13,14 @@
  * file read waiting for a slow body would hold every ordered request behind
  * it). But bodies coming in side by side count against one another
  * (`arriving`), so that a hundred large bodies requested at once are not all
- * held whole at once.
+ * held whole at once; one waits on the others' remotes for `REMOTE_WAIT_MS`
+ * at most.
  */
 
 import { waitForWake, wakeAll } from './wait-for-wake.js';
+
+/** How long a body coming in waits on the others' remote servers, with nothing held for the client, before it reads on. */
+const REMOTE_WAIT_MS = 1000;
 
 export class AnswerBudget {
   private held = 0;
@@ -29,6 +33,8 @@ export class AnswerBudget {
   private readonly roomWaiters = new Set<() => void>();
   /** The bytes read so far of each buffered body still coming in. */
   private readonly incoming = new Map<symbol, number>();
+  /** Bodies that waited `REMOTE_WAIT_MS` on the others with nothing held: they read on while nothing is. */
+  private readonly waitedOut = new Set<symbol>();
 
   constructor(private readonly limitBytes: number) {
     this.answers = Number.isFinite(limitBytes) ? [] : undefined;
@@ -73,7 +79,24 @@ export class AnswerBudget {
    * of them. Rejects with `signal`'s reason if it aborts first.
    */
   async whenRoom(signal?: AbortSignal, body?: ArrivingBody): Promise<void> {
-    while (!this.hasRoom(body)) await waitForWake(this.roomWaiters, signal);
+    let since: number | undefined;
+    while (!this.hasRoom(body)) {
+      if (body && this.held === 0) {
+        // Nothing held: this body waits on the others' remote servers, not on the client. That
+        // wait is bounded: a stalled or slow remote must not hold every other body up.
+        since ??= Date.now();
+        const left = REMOTE_WAIT_MS - (Date.now() - since);
+        if (left <= 0) {
+          this.waitedOut.add(body.key);
+          continue;
+        }
+        const timer = setTimeout(() => wakeAll(this.roomWaiters), left);
+        await waitForWake(this.roomWaiters, signal).finally(() => clearTimeout(timer));
+      } else {
+        since = undefined;
+        await waitForWake(this.roomWaiters, signal);
+      }
+    }
   }
 
   /**
@@ -90,6 +113,7 @@ export class AnswerBudget {
       },
       end: () => {
         // Another body may lead now: every waiter looks again.
+        this.waitedOut.delete(key);
         if (this.incoming.delete(key)) wakeAll(this.roomWaiters);
       },
     };
@@ -97,16 +121,18 @@ export class AnswerBudget {
 
   /**
    * Room for the client's answers, and for `body`'s next chunk. With nothing
-   * held, the largest body coming in reads on: room would otherwise come only
-   * from the bodies themselves, each waiting for the others (with answers
-   * held, it comes once the client takes them).
+   * held, the largest body coming in reads on, and so does one that waited
+   * its time out: room would otherwise come only from the bodies themselves,
+   * each waiting for the others' remotes (with answers held, it comes once
+   * the client takes them).
    */
   private hasRoom(body?: ArrivingBody): boolean {
     if (this.answers === undefined) return true;
     let incoming = 0;
     let largestIncoming = 0;
     for (const bytes of this.incoming.values()) [incoming, largestIncoming] = [incoming + bytes, Math.max(largestIncoming, bytes)];
-    if (body && this.held === 0 && (this.incoming.get(body.key) ?? 0) >= largestIncoming) return true;
+    const leads = (this.incoming.get(body?.key as symbol) ?? 0) >= largestIncoming;
+    if (body && this.held === 0 && (leads || this.waitedOut.has(body.key))) return true;
     return this.held + incoming - this.answers.reduce((largest, bytes) => Math.max(largest, bytes), 0) < this.limitBytes;
   }
 
