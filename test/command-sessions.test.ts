@@ -79,6 +79,25 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     expect(second.output).not.toContain('turn-42');
   });
 
+  it.concurrent('lets the call that opens a session take the first turn: a call on its id waits for it', async ({ expect }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opening-turn-'));
+    const own = new CommandSessions(executor, { env: ENV, cwd: dir }); // ids from 1
+    try {
+      const opening = own.exec({ input: ['sh', '-c', 'echo OPENING; touch started; exec cat'], timeoutMs: 1000 });
+      // The process runs, and the opening call is still collecting: a call on id 1 now must wait its turn.
+      await vi.waitFor(() => expect(fs.existsSync(path.join(dir, 'started'))).toBe(true), { timeout: 5000, interval: 10 });
+      const next = own.exec({ sessionId: 1, input: ['NEXT\n'], timeoutMs: 500 });
+      const [first, second] = await Promise.all([opening, next]);
+      expect(first).toMatchObject({ sessionId: 1 });
+      expect(first.output).toContain('OPENING');
+      expect(second.output).toContain('NEXT');
+      expect(second.output).not.toContain('OPENING');
+    } finally {
+      await own.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.concurrent('forgets a session whose process exited, with an unknown-session error', async ({ expect }) => {
     const id = await shell();
     await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 800 });

@@ -103,7 +103,13 @@ export class CommandSessions {
     if (this.closing) throw closedError();
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
     const { sessionId, input } = request;
-    if (sessionId === undefined) return this.collect(...(await this.opening.track(this.open(input))), timeoutMs, warning);
+    if (sessionId === undefined) {
+      const [id, session] = await this.opening.track(this.open(input));
+      // The opening call takes the first turn: a call on the new id waits for it.
+      const opening = this.collect(id, session, timeoutMs, warning);
+      session.turn = opening.catch(() => undefined);
+      return opening;
+    }
     // Concurrent calls on one session would split its output between them at random: they take turns.
     const queued = this.sessions.get(sessionId);
     const call = (queued?.turn ?? Promise.resolve()).then(async () => {
