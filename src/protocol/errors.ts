@@ -81,6 +81,7 @@ export const Errors = {
   notATty: (id: string) => invalidRequest(`process ${id} is not a tty`),
   spawnFailed: (message: string) => internal(message),
   nulByte: () => internal('nul byte found in provided data'),
+  readDirectoryTooLarge: (count: number, limit: number) => internal(`fs/readDirectory returned ${count} entries; limit is ${limit}`),
   badMetadata: (problem: string) => invalidParams(`metadata: ${problem}`),
   /** Generation 2's words for a NUL its spawn finds: in the environment (`env`, `envPolicy.set`) or the `cwd`. */
   nulByteAtSpawn: () => internal('data provided contains a nul byte'),

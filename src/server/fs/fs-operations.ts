@@ -204,7 +204,11 @@ export async function getMetadata(file: string, withSize: boolean): Promise<FsMe
   return result;
 }
 
-export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
+/** Codex 0.169 answers no more entries than this (generation 1's reference has no bound). */
+const READ_DIRECTORY_MAX_ENTRIES = 50_000;
+
+/** `bounded`: refuse a listing over `READ_DIRECTORY_MAX_ENTRIES`, as generation 2's reference does. */
+export function readDirectory(dir: string, bounded = false): Promise<FsReadDirectoryResult> {
   return mapped(async () => {
     const dirents = await direntsInOsOrder(dir);
     const entries: FsDirectoryEntry[] = [];
@@ -221,6 +225,8 @@ export function readDirectory(dir: string): Promise<FsReadDirectoryResult> {
         entries.push({ fileName, isDirectory: false, isFile: false });
       }
     }
+    if (bounded && entries.length > READ_DIRECTORY_MAX_ENTRIES)
+      throw Errors.readDirectoryTooLarge(entries.length, READ_DIRECTORY_MAX_ENTRIES);
     return { entries };
   });
 }

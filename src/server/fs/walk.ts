@@ -4,8 +4,8 @@
  * bytewise; only files and directories are listed, never the root; a
  * symlink is listed only when it leads to a directory and links are
  * followed, and a directory already met is listed but not walked again.
- * `truncated` says that a limit on entries or directories cut the walk
- * short (the depth limit never does). `maxEntries` counts every entry met
+ * `truncated` says that a limit on entries or directories, or on the
+ * answer's size, cut the walk short (the depth limit never does). `maxEntries` counts every entry met
  * that resolves, listed or not (a FIFO, a link not followed), as the
  * reference counts them; a dangling link does not count. Unreadable directories become
  * `errors` items, not a failed request.
@@ -13,10 +13,18 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Errors } from '../../protocol/errors.js';
 import { errorMessage, fsError } from '../os-error.js';
 
 const WALK_MAXIMUMS = { depth: 64, directories: 10_000, entries: 50_000 } as const;
+/**
+ * As the reference: an answer's estimated size (each item's URI, an error's
+ * message, and 64 bytes) stays within 4 MiB; the walk stops, `truncated`,
+ * before an item would take it past.
+ */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const ITEM_OVERHEAD_BYTES = 64;
 
 export interface WalkOptions {
   maxDepth: number;
@@ -76,6 +84,21 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
   if (!rootStat.isDirectory()) return result;
   if ((await fs.lstat(root)).isSymbolicLink() && !options.followDirectorySymlinks) return result;
   const met = new Set([identity(rootStat)]);
+  let estimated = 0;
+  /** Whether an item of this path (and message) still fits the answer; counts it if it does. */
+  const fits = (item: string, message = '') => {
+    const cost = pathToFileURL(item).href.length + Buffer.byteLength(message) + ITEM_OVERHEAD_BYTES;
+    if (estimated + cost > MAX_ANSWER_BYTES) return false;
+    estimated += cost;
+    return true;
+  };
+  /** Adds an error item, or says the answer is full. */
+  const failed = (item: string, error: unknown) => {
+    const message = errorMessage(error);
+    if (!fits(item, message)) return false;
+    result.errors.push({ path: item, message });
+    return true;
+  };
   const queue = [{ dir: root, depth: 0 }];
   let read = 0;
   let counted = 0;
@@ -89,8 +112,9 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
     try {
       names = (await fs.readdir(next.dir)).sort(bytewise);
     } catch (error) {
-      result.errors.push({ path: next.dir, message: errorMessage(error) });
-      continue;
+      if (failed(next.dir, error)) continue;
+      result.truncated = true;
+      return result;
     }
     for (const name of names) {
       const child = path.join(next.dir, name);
@@ -98,8 +122,9 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
       try {
         found = await classify(child, options.followDirectorySymlinks);
       } catch (error) {
-        result.errors.push({ path: child, message: errorMessage(error) });
-        continue;
+        if (failed(child, error)) continue;
+        result.truncated = true;
+        return result;
       }
       if (!found) continue;
       if (counted === options.maxEntries) {
@@ -108,6 +133,10 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
       }
       counted++;
       if (found.kind === undefined) continue;
+      if (!fits(child)) {
+        result.truncated = true;
+        return result;
+      }
       result.entries.push({ path: child, kind: found.kind });
       if (found.kind !== 'directory' || met.has(identity(found.stat))) continue;
       met.add(identity(found.stat));

@@ -49,7 +49,7 @@ export function fsHandlers(
       return write(params, () => ops.createDirectory(args.path, args.recursive), 'createDirectory', args);
     },
     'fs/getMetadata': (params) => ops.getMetadata(unconfined(params).path.native, generation() === 2),
-    'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native),
+    'fs/readDirectory': (params) => ops.readDirectory(unconfined(params).path.native, generation() === 2),
     'fs/remove': (params) => {
       const args = { path: params.path.native, recursive: params.recursive ?? true, force: params.force ?? true };
       // As rm preserves it: one mistaken path (recursive is the default) would take the whole machine with it.
