@@ -3,6 +3,7 @@
  * the server drains the terminal (by a marker, or by silence when the marker
  * cannot be written), and a client that stopped reading meanwhile only
  * delays that drain, it does not cancel it (§3.3: one `exited` per process).
+ * A job left holding the terminal keeps the process open after its exit.
  */
 import { describe, expect, it } from 'vitest';
 import { findByCmdline, waitDead } from './support/proc.js';
@@ -19,7 +20,7 @@ describe('a PTY whose leader exits while the client reads nothing', () => {
       server.keepOutput = false;
       try {
         // The job keeps the terminal full, so the server cannot write its drain marker at the exit.
-        const script = 'set -m; yes > /dev/tty & sleep 0.5; exit 3 # pty-drain-leader';
+        const script = 'set -m; yes pty-drain-job > /dev/tty & sleep 0.5; exit 3 # pty-drain-leader';
         server.child.stdout.pause();
         server.send({
           id: 'start',
@@ -41,6 +42,11 @@ describe('a PTY whose leader exits while the client reads nothing', () => {
         server.child.stdout.resume();
         const exited = await server.waitFor((m) => m.method === 'process/exited' && m.params.processId === 'flood', 15_000);
         expect(exited.params.exitCode).toBe(3);
+        // The job still holds the terminal, so the process stays open (its output goes on, as in
+        // the reference) until the job is gone.
+        const jobs = findByCmdline('pty-drain-job', 'yes');
+        expect(jobs).toHaveLength(1);
+        process.kill(jobs[0]!, 'SIGKILL');
         await server.waitClosed('flood', 15_000);
       } finally {
         await server.dispose();

@@ -200,3 +200,26 @@ describe('nothing is lost at exit', () => {
     expect(short).toEqual([]);
   });
 });
+
+describe('output after the exit', () => {
+  it.each([
+    // Ignored before the fork: a job that set its own trap could get the leader's SIGHUP first.
+    ['a job of bash -c that ignores SIGHUP', ['bash', '-c', "trap '' HUP; (sleep 0.3; echo bg-late) & echo main-exit"]],
+    ['a job of sh -c that ignores SIGHUP', ['sh', '-c', "trap '' HUP; (sleep 0.3; echo bg-late) & echo main-exit"]],
+  ])(
+    'delivers what %s writes after the leader exited, then closes when it lets go of the terminal (as Codex 0.169)',
+    async (_name, argv) => {
+      const processId = id();
+      await startTty(processId, argv);
+      const closed = await server.waitClosed(processId);
+      const events = server.messages.filter((m) => m.params?.processId === processId && m.method !== undefined);
+      const exited = events.find((m) => m.method === 'process/exited')!;
+      const late = events.find(
+        (m) => m.method === 'process/output' && Buffer.from(m.params.chunk, 'base64').toString().includes('bg-late'),
+      );
+      expect(server.output(processId).toString()).toBe('main-exit\r\nbg-late\r\n');
+      expect(late!.params.seq).toBeGreaterThan(exited.params.seq);
+      expect(closed.params.seq).toBeGreaterThan(late!.params.seq);
+    },
+  );
+});

@@ -15,8 +15,9 @@
  * - when the child exits, we write a random marker through that slave
  *   descriptor. The terminal is a FIFO: once the marker comes out of the
  *   master, every byte the child wrote before exiting has been read. Then we
- *   report `exit` and `close` (output of escaped descendants after the exit
- *   is not delivered, as in the reference, §3.3).
+ *   report `exit`, close our slave, and read on until EIO: what a job still
+ *   holding the terminal writes comes after the exit, and `close` when the
+ *   last holder lets go (as the references, and as pipes do).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,20 +33,13 @@ import { perlExec } from './perl.js';
 import { TerminalQueries } from './terminal-queries.js';
 import type { ProcessRuntime, PtyMasters } from './runtime.js';
 
+type ForkArgs = [file: string, args: string[], env: string[], cwd: string, cols: number, rows: number, uid: number, gid: number];
 interface NativePty {
-  fork(
-    file: string,
-    args: string[],
-    env: string[],
-    cwd: string,
-    cols: number,
-    rows: number,
-    uid: number,
-    gid: number,
-    utf8: boolean,
-    helperPath: string,
-    onExit: (code: number, signal: number) => void,
-  ): { fd: number; pid: number; pty: string };
+  fork(...args: [...ForkArgs, utf8: boolean, helperPath: string, onExit: (code: number, signal: number) => void]): {
+    fd: number;
+    pid: number;
+    pty: string;
+  };
   resize(fd: number, cols: number, rows: number, xPixel: number, yPixel: number): void;
 }
 
@@ -73,6 +67,7 @@ export class PtyChild implements Child {
   private drainTimer: NodeJS.Timeout | undefined;
   private quietDeadline: NodeJS.Timeout | undefined;
   private inputEnded = false;
+  private exitReported = false;
   private readonly batch: OutputBatch;
   /** Answers the terminal's status queries (generation 2, as the reference), or undefined. */
   private readonly queries: TerminalQueries | undefined;
@@ -132,9 +127,8 @@ export class PtyChild implements Child {
     return true;
   }
 
-  closeStdin(): void {
-    // A PTY has no separate stdin to close; the manager rejects the request.
-  }
+  /** A PTY has no separate stdin to close; the manager rejects the request. */
+  closeStdin(): void {}
 
   resize(rows: number, cols: number): void {
     if (this.finished || this.exitCode !== undefined) return;
@@ -180,7 +174,30 @@ export class PtyChild implements Child {
     this.armDrainTimer();
     const { output, found } = this.drain.push(bytes);
     if (output.length > 0) this.batch.add(output);
-    if (found) this.finish();
+    if (found) this.exitDrained();
+  }
+
+  /**
+   * Everything written before the exit has been read (or could not be told
+   * apart in time): the exit is reported, and the terminal read on until the
+   * last descriptor on its slave closes (EIO; at once if the child left none).
+   */
+  private exitDrained(): void {
+    this.drain = undefined;
+    this.clearDrainTimer();
+    clearTimeout(this.quietDeadline);
+    this.reportExit();
+    this.closeSlave();
+    if (this.inputEnded) this.finish();
+  }
+
+  private reportExit(): void {
+    if (this.exitReported || this.exitCode === undefined) return;
+    this.exitReported = true;
+    const held = this.queries?.flush();
+    if (held && held.length > 0) this.batch.add(held);
+    this.batch.flush();
+    this.events.exit(this.exitCode);
   }
 
   private onExit(code: number, signal: number): void {
@@ -209,7 +226,7 @@ export class PtyChild implements Child {
   private finishAfterQuiet(): void {
     this.closeSlave();
     if (this.inputEnded) this.finish();
-    else this.quietDeadline ??= setTimeout(() => this.finish(), DRAIN_TIMEOUT_MS);
+    else this.quietDeadline ??= setTimeout(() => this.exitDrained(), DRAIN_TIMEOUT_MS);
   }
 
   private onInputEnd(): void {
@@ -220,7 +237,7 @@ export class PtyChild implements Child {
   private armDrainTimer(): void {
     this.clearDrainTimer();
     if (this.paused || this.finished) return;
-    this.drainTimer = setTimeout(() => this.finish(), DRAIN_TIMEOUT_MS);
+    this.drainTimer = setTimeout(() => this.exitDrained(), DRAIN_TIMEOUT_MS);
   }
 
   private clearDrainTimer(): void {
@@ -235,13 +252,13 @@ export class PtyChild implements Child {
     this.writer.stop();
     this.clearDrainTimer();
     clearTimeout(this.quietDeadline);
+    this.reportExit();
     const held = this.queries?.flush();
     if (held && held.length > 0) this.batch.add(held);
     this.batch.end();
     this.closeSlave();
     this.reader.destroy();
     this.masters.delete(this.masterFd);
-    this.events.exit(this.exitCode);
     this.events.close();
   }
 
