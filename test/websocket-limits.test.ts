@@ -38,13 +38,13 @@ async function settled(read: () => number, quietMs: number): Promise<number> {
 describe('a WebSocket listener facing a peer that does not play along', () => {
   it('stops reading a client that sends without reading the answers, so its memory stays bounded', async () => {
     const listener = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0']);
+    const file = path.join(os.tmpdir(), `ws-limits-${process.pid}.bin`);
     try {
       const rpc = await WsRpc.open(listener.url);
       await rpc.initialize();
       const before = rssOf(listener.pid);
       rpc.pauseReading();
       // Answers the size of a file, which soon fill what TCP holds: the server's writer backs up, and it stops reading.
-      const file = path.join(os.tmpdir(), `ws-limits-${process.pid}.bin`);
       fs.writeFileSync(file, Buffer.alloc(MiB, 1));
       const read = JSON.stringify({ method: 'fs/readFile', params: { path: pathToFileURL(file).href } });
       for (let id = 1; id <= 40; id++) rpc.sendText(Buffer.from(`{"id":${100_000 + id},${read.slice(1)}`));
@@ -56,8 +56,8 @@ describe('a WebSocket listener facing a peer that does not play along', () => {
       expect(left).toBeGreaterThan(40 * MiB);
       expect(rssOf(listener.pid) - before).toBeLessThan(48 * MiB);
       await rpc.cut();
-      fs.rmSync(file);
     } finally {
+      fs.rmSync(file, { force: true });
       await listener.stop();
     }
   });
