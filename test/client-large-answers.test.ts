@@ -4,12 +4,11 @@
  * real server and the client library.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecServerClient } from '../src/index.js';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
-import { childrenOf, findByCmdline } from './support/proc.js';
+import { childrenOf, findByCmdline, memoryBytes } from './support/proc.js';
 
 const MiB = 1024 * 1024;
 /** 400 MiB: its base64 (560 MB) is past V8's longest string and the readers' 256 MiB default. */
@@ -26,10 +25,6 @@ function block(index: number): Buffer {
 }
 
 /** A memory figure of a process from /proc (VmRSS now, VmHWM its peak), KiB. */
-function memoryKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-}
 
 let web: http.Server;
 let base: string;
@@ -58,13 +53,13 @@ describe('answers longer than a string', () => {
     // This worker's server (a child left by an earlier file in the same worker may still be going).
     const servers = new Set(findByCmdline('cli/main.js'));
     const [server] = childrenOf(process.pid).filter((pid) => servers.has(pid));
-    const before = memoryKiB(server!, 'VmRSS');
+    const before = memoryBytes(server!, 'VmRSS');
     const response = await client.httpRequest({ method: 'GET', url: `${base}/big` });
     expect(response.status).toBe(200);
     expect(response.body.length).toBe(BODY_MIB * MiB);
     expect(createHash('sha256').update(response.body).digest('hex')).toBe(expected.digest('hex'));
     // The body declares its length: its chunks are copied into one buffer as they come, not kept
     // to the end and then copied (which held it twice).
-    expect((memoryKiB(server!, 'VmHWM') - before) / 1024).toBeLessThan(BODY_MIB * 1.5);
+    expect((memoryBytes(server!, 'VmHWM') - before) / MiB).toBeLessThan(BODY_MIB * 1.5);
   }, 60_000);
 });

@@ -6,19 +6,14 @@
  * for one allocation.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import { describe, it, vi } from 'vitest';
 import { closeLoopback, listenLoopback } from './support/loopback.js';
+import { memoryBytes } from './support/proc.js';
 import { bodiesAnswered, bytesRead, overStdio, readingSettled, serverFor } from './support/stalled-client.js';
 
 const MiB = 1024 * 1024;
 const BUDGET_BYTES = 16 * MiB;
-
-/** The virtual size of `pid`, in bytes (what it reserved, touched or not). */
-function virtualBytes(pid: number): number {
-  return Number(/^VmSize:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))![1]) * 1024;
-}
 
 describe.concurrent('http/request within bounds', () => {
   it('takes in bodies requested all at once for a client that reads nothing only to about its budget, then answers every one whole', async (context) => {
@@ -125,13 +120,13 @@ describe.concurrent('http/request within bounds', () => {
       // undici loaded and its connections made first: its parser reserves address space of its own (WebAssembly).
       const warm = Array.from({ length: 8 }, (_, i) => server.request('http/request', { method: 'GET', url: base, requestId: `w${i}` }));
       await Promise.all(warm);
-      const before = virtualBytes(pid);
+      const before = memoryBytes(pid, 'VmSize');
       const answers = await Promise.all(
         Array.from({ length: 8 }, (_, i) => server.call('http/request', { method: 'GET', url: `${base}/liar`, requestId: `liar${i}` })),
       );
       expect(answers.map((answer) => answer.error?.code)).toEqual(Array(8).fill(-32603));
       // Each would have reserved 1 GB up front; a server touches less than its reservations, so RSS would not show it.
-      expect(virtualBytes(pid) - before).toBeLessThan(4 * 1024 * MiB);
+      expect(memoryBytes(pid, 'VmSize') - before).toBeLessThan(4 * 1024 * MiB);
     } finally {
       await closeLoopback(web);
     }

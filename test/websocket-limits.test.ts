@@ -12,16 +12,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CLI } from './support/server-process.js';
+import { rssBytes } from './support/stalled-client.js';
 import { startWebSocketListener } from './support/websocket-server.js';
 import { WsRpc } from './support/ws-rpc.js';
 
 const MiB = 1024 * 1024;
-
-/** The resident size of `pid`, in bytes. */
-function rssOf(pid: number): number {
-  const kib = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1];
-  return Number(kib) * 1024;
-}
 
 /** Resolves with `read()` once it has not changed for `quietMs` (a backlog the peer stopped taking, or none left). */
 async function settled(read: () => number, quietMs: number): Promise<number> {
@@ -42,7 +37,7 @@ describe('a WebSocket listener facing a peer that does not play along', () => {
     try {
       const rpc = await WsRpc.open(listener.url);
       await rpc.initialize();
-      const before = rssOf(listener.pid);
+      const before = rssBytes(listener.pid);
       rpc.pauseReading();
       // Answers the size of a file, which soon fill what TCP holds: the server's writer backs up, and it stops reading.
       fs.writeFileSync(file, Buffer.alloc(MiB, 1));
@@ -54,7 +49,7 @@ describe('a WebSocket listener facing a peer that does not play along', () => {
       // The client's backlog stops shrinking once the server stops taking it (or is gone, if it takes it all).
       const left = await settled(() => rpc.bufferedAmount, 1500);
       expect(left).toBeGreaterThan(40 * MiB);
-      expect(rssOf(listener.pid) - before).toBeLessThan(48 * MiB);
+      expect(rssBytes(listener.pid) - before).toBeLessThan(48 * MiB);
       await rpc.cut();
     } finally {
       fs.rmSync(file, { force: true });

@@ -131,3 +131,9 @@ export async function settledFds(pid: number): Promise<string[]> {
   }
   return fds;
 }
+
+/** A memory figure of `pid` from /proc/<pid>/status (`VmRSS`, `VmHWM`, `VmSize`), in bytes. */
+export function memoryBytes(pid: number, field: 'VmRSS' | 'VmHWM' | 'VmSize'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
+}

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { type TestContext, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { memoryBytes } from './proc.js';
 import { ServerProcess } from './server-process.js';
 import { listenOurs } from './websocket-server.js';
 
@@ -20,10 +21,7 @@ export async function serverFor({ onTestFinished }: TestContext, args: string[] 
 }
 
 /** The resident size of `pid`, in bytes. */
-export function rssBytes(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
-}
+export const rssBytes = (pid: number): number => memoryBytes(pid, 'VmRSS');
 
 /** Bytes the process has read, files and pipes alike (`rchar` in /proc/<pid>/io). */
 export function bytesRead(pid: number): number {
