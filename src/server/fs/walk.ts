@@ -10,7 +10,7 @@
  * reference counts them; a dangling link does not count. Unreadable directories become
  * `errors` items, not a failed request.
  */
-import type { Stats } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -55,21 +55,53 @@ function checkLimits(options: WalkOptions): void {
 const identity = (stat: Stats) => `${stat.dev}:${stat.ino}`;
 const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** A counted entry: listed as a file or a directory (to walk, maybe), or met and not listed (no kind). */
+/** A counted entry: listed as a file or a directory (to walk, maybe, by its identity), or met and not listed (no kind). */
 interface Met {
   kind?: 'file' | 'directory';
-  stat: Stats;
+  id?: string;
 }
 
-/** What a directory entry is for the walk; undefined for a link that leads nowhere (nor counted). */
-async function classify(child: string, follow: boolean): Promise<Met | undefined> {
+/** How many entries of a directory are looked at side by side (most need no syscall at all). */
+const CLASSIFY_BATCH = 64;
+
+/**
+ * What a directory entry is for the walk; undefined for a link that leads
+ * nowhere (nor counted). The type readdir gives is taken where it settles
+ * it; a name that is not UTF-8 (shown with U+FFFD) is looked up, and fails
+ * as in the reference.
+ */
+async function classify(child: string, entry: Dirent, follow: boolean): Promise<Met | undefined> {
+  const known = !entry.name.includes('\uFFFD');
+  if (known && entry.isFile()) return { kind: 'file' };
+  if (known && !entry.isDirectory() && !entry.isSymbolicLink() && !isUnknownType(entry)) return {};
   const link = await fs.lstat(child);
-  if (link.isFile()) return { kind: 'file', stat: link };
-  if (link.isDirectory()) return { kind: 'directory', stat: link };
-  if (!link.isSymbolicLink()) return { stat: link };
+  if (link.isFile()) return { kind: 'file' };
+  if (link.isDirectory()) return { kind: 'directory', id: identity(link) };
+  if (!link.isSymbolicLink()) return {};
   const target = await fs.stat(child).catch(() => undefined); // dangling links and loops
   if (!target) return undefined;
-  return follow && target.isDirectory() ? { kind: 'directory', stat: target } : { stat: target };
+  return follow && target.isDirectory() ? { kind: 'directory', id: identity(target) } : {};
+}
+
+/** A readdir entry whose type the file system did not give (DT_UNKNOWN). */
+const isUnknownType = (entry: Dirent) =>
+  !entry.isFile() &&
+  !entry.isDirectory() &&
+  !entry.isSymbolicLink() &&
+  !entry.isFIFO() &&
+  !entry.isSocket() &&
+  !entry.isBlockDevice() &&
+  !entry.isCharacterDevice();
+
+/** Each entry of `dir` classified (or the error looking it up), in order, a batch at a time. */
+async function* classified(dir: string, entries: Dirent[], follow: boolean): AsyncGenerator<[string, string, Met | undefined | Error]> {
+  for (let start = 0; start < entries.length; start += CLASSIFY_BATCH) {
+    const batch = entries.slice(start, start + CLASSIFY_BATCH);
+    const results = await Promise.all(
+      batch.map((entry) => classify(path.join(dir, entry.name), entry, follow).catch((error: Error) => error)),
+    );
+    for (const [i, entry] of batch.entries()) yield [entry.name, path.join(dir, entry.name), results[i]];
+  }
 }
 
 export async function walk(root: string, options: WalkOptions): Promise<WalkResult> {
@@ -108,21 +140,17 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
       break;
     }
     read++;
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = (await fs.readdir(next.dir)).sort(bytewise);
+      entries = (await fs.readdir(next.dir, { withFileTypes: true })).sort((a, b) => bytewise(a.name, b.name));
     } catch (error) {
       if (failed(next.dir, error)) continue;
       result.truncated = true;
       return result;
     }
-    for (const name of names) {
-      const child = path.join(next.dir, name);
-      let found: Awaited<ReturnType<typeof classify>>;
-      try {
-        found = await classify(child, options.followDirectorySymlinks);
-      } catch (error) {
-        if (failed(child, error)) continue;
+    for await (const [name, child, found] of classified(next.dir, entries, options.followDirectorySymlinks)) {
+      if (found instanceof Error) {
+        if (failed(child, found)) continue;
         result.truncated = true;
         return result;
       }
@@ -138,8 +166,8 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
         return result;
       }
       result.entries.push({ path: child, kind: found.kind });
-      if (found.kind !== 'directory' || met.has(identity(found.stat))) continue;
-      met.add(identity(found.stat));
+      if (found.kind !== 'directory' || met.has(found.id!)) continue;
+      met.add(found.id!);
       const pruned = options.pruneHiddenDirectories === true && name.startsWith('.');
       if (!pruned && next.depth + 1 <= options.maxDepth) queue.push({ dir: child, depth: next.depth + 1 });
     }
