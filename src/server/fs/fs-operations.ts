@@ -246,7 +246,8 @@ export async function direntsInOsOrder(dir: string | Buffer): Promise<Dirent<Buf
 /** `dir`'s entry `name`, as bytes. */
 export const childPath = (dir: string | Buffer, name: Buffer): Buffer => Buffer.concat([Buffer.from(dir), Buffer.from('/'), name]);
 
-function isUnknownType(dirent: Dirent<Buffer>): boolean {
+/** A readdir entry whose type the file system did not give (DT_UNKNOWN): only a stat tells. */
+export function isUnknownType(dirent: Dirent<Buffer> | Dirent): boolean {
   return (
     !dirent.isBlockDevice() &&
     !dirent.isCharacterDevice() &&

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Errors } from '../../protocol/errors.js';
 import { errorMessage, fsError } from '../os-error.js';
+import { isUnknownType } from './fs-operations.js';
 
 const WALK_MAXIMUMS = { depth: 64, directories: 10_000, entries: 50_000 } as const;
 /**
@@ -82,16 +83,6 @@ async function classify(child: string, entry: Dirent, follow: boolean): Promise<
   if (!target) return undefined;
   return follow && target.isDirectory() ? { kind: 'directory', id: identity(target) } : {};
 }
-
-/** A readdir entry whose type the file system did not give (DT_UNKNOWN). */
-const isUnknownType = (entry: Dirent) =>
-  !entry.isFile() &&
-  !entry.isDirectory() &&
-  !entry.isSymbolicLink() &&
-  !entry.isFIFO() &&
-  !entry.isSocket() &&
-  !entry.isBlockDevice() &&
-  !entry.isCharacterDevice();
 
 /** Each entry of `dir` classified (or the error looking it up), in order, a batch at a time. */
 async function* classified(dir: string, entries: Dirent[], follow: boolean): AsyncGenerator<[string, string, Met | undefined | Error]> {
