@@ -7,39 +7,29 @@
  */
 import { randomHex } from './random-ids.js';
 import { decodeBase64, type Base64Result } from './base64.js';
+import { BlockPool } from './block-pool.js';
 import { MAX_BLOCK_BYTES } from './defaults.js';
-
-/** Enough for the blocks a client keeps in flight (the library's streams keep four). */
-const SPARE_BLOCKS = 8;
 
 export class PayloadStash {
   /** Made at the first stash: a session that never stashes reads no random bytes for it. */
   private secretText: string | undefined;
   private readonly payloads = new Map<string, Buffer>();
   private next = 0;
-  /**
-   * Block-sized buffers to decode into, back from methods done with them
-   * (`giveBack`). A stream of `fs/writeBlock`s then reuses a few buffers:
-   * fresh ones, alive while their write is on its way, outlive young
-   * collections, and V8 frees them only at a full collection, which it
-   * starts after some 64 MiB of them (the bench's `blocks` workload shows
-   * the server's RSS growth).
-   */
-  private readonly spare: Buffer[] = [];
+  /** Blocks to decode into, back from methods done with them (`giveBack`): see `block-pool.ts`. */
+  private readonly blocks = new BlockPool();
   private readonly lent = new WeakSet<ArrayBufferLike>();
 
   /** A buffer of `size` bytes to decode a payload into: a lent block when it fits in one. */
   lend(size: number): Buffer {
     if (size > MAX_BLOCK_BYTES) return Buffer.allocUnsafe(size);
-    const block = this.spare.pop() ?? Buffer.allocUnsafeSlow(MAX_BLOCK_BYTES);
+    const block = this.blocks.take();
     this.lent.add(block.buffer);
     return block.subarray(0, size);
   }
 
   /** The method is done with `bytes` (nothing holds them any more): a lent block can take the next payload. */
   giveBack(bytes: Buffer): void {
-    if (!this.lent.delete(bytes.buffer) || this.spare.length >= SPARE_BLOCKS) return;
-    this.spare.push(Buffer.from(bytes.buffer, 0, MAX_BLOCK_BYTES));
+    if (this.lent.delete(bytes.buffer)) this.blocks.giveBack(Buffer.from(bytes.buffer, 0, MAX_BLOCK_BYTES));
   }
 
   /** Keeps `bytes` (valid, already decoded base64) and returns the token that stands for them. */

@@ -10,13 +10,12 @@
 import type { FileHandle } from 'node:fs/promises';
 import fs from 'node:fs/promises';
 import { Base64Payload } from '../../protocol/base64-payload.js';
+import { BlockPool } from '../../protocol/block-pool.js';
 import { MAX_BLOCK_BYTES } from '../../protocol/defaults.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { fsError, systemError } from '../os-error.js';
 
 const MAX_HANDLES = 128;
-/** Enough for the reads a client keeps in flight. */
-const SPARE_BUFFERS = 8;
 /** The largest offset + length a write may reach (i64::MAX, as the reference's file offsets). */
 const MAX_FILE_OFFSET = 2n ** 63n - 1n;
 
@@ -41,7 +40,7 @@ export class FileHandles {
   /** Set by `closeAll`: the connection is ending, and an open still under way must not outlive it. */
   private closed = false;
   /** Full-size read buffers back from the line writer, reused so block reads make no garbage. */
-  private readonly spare: Buffer[] = [];
+  private readonly blocks = new BlockPool();
 
   /** Throws the reference's −32600 when `handleId` is too long or taken, or no handle is left (−32603 once the connection ended). */
   private checkOpenable(handleId: string): void {
@@ -92,7 +91,7 @@ export class FileHandles {
     if (length < 1 || length > MAX_BLOCK_BYTES) throw Errors.readBlockLength(MAX_BLOCK_BYTES);
     const file = this.handle(handleId);
     if (offset > Number.MAX_SAFE_INTEGER) return this.readFarOffset(handleId, file, offset);
-    const buffer = (length === MAX_BLOCK_BYTES && this.spare.pop()) || Buffer.allocUnsafe(length);
+    const buffer = length === MAX_BLOCK_BYTES ? this.blocks.take() : Buffer.allocUnsafe(length);
     let filled = 0;
     try {
       while (filled < length) {
@@ -103,9 +102,7 @@ export class FileHandles {
     } catch (error) {
       await this.readFailed(handleId, file, error);
     }
-    const reuse = () => {
-      if (buffer.length === MAX_BLOCK_BYTES && this.spare.length < SPARE_BUFFERS) this.spare.push(buffer);
-    };
+    const reuse = () => this.blocks.giveBack(buffer);
     if (filled * 2 >= buffer.length) return { chunk: new Base64Payload(buffer.subarray(0, filled), reuse), eof: filled < length };
     // A short read (the end of a file): only what was read is kept. In process (LocalExecutor) the
     // chunk goes to the caller as it is, and a slice would keep the whole block's memory alive.
