@@ -75,7 +75,7 @@ describe('tagged enums in map form, side by side with the reference', () => {
     expect(await answer('process/signal', { processId: 'sleeper', signal: { interrupt: null } })).toEqual({});
     for (const { server } of contest.list) {
       await server.waitClosed('sleeper');
-      const exited = server.notifications('sleeper').find((message) => message.method === 'process/exited')!;
+      const exited = await server.waitExited('sleeper');
       expect(exited.params.exitCode).toBe(130);
     }
   });

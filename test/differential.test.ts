@@ -62,7 +62,7 @@ async function exitOf(processId: string, argv: string[], act?: (server: Contesta
     expect(started).toEqual({ processId, sandboxType: 'none' });
     await act?.(server);
     await server.waitClosed(processId);
-    const exited = server.notifications(processId).find((message) => message.method === 'process/exited')!.params;
+    const exited = (await server.waitExited(processId)).params;
     answers[name] = { exitCode: exited.exitCode, sandboxDenied: exited.sandboxDenied, output: server.output(processId).toString() };
   }
   if (hasReference) expect(answers.ours).toEqual(answers.reference);

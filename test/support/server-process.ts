@@ -148,8 +148,28 @@ export class ServerProcess {
     return this.messages.filter((m) => m.method?.startsWith('process/') && m.params?.processId === processId);
   }
 
-  waitClosed(processId: string, timeoutMs?: number): Promise<Json> {
-    return this.waitFor((m) => m.method === 'process/closed' && m.params.processId === processId, timeoutMs);
+  /**
+   * `closed`, once every event numbered below it has come too: the reference sends
+   * its notifications from separate tasks, so they may arrive out of seq order.
+   */
+  async waitClosed(processId: string, timeoutMs?: number): Promise<Json> {
+    const closed = await this.waitFor((m) => m.method === 'process/closed' && m.params.processId === processId, timeoutMs);
+    const last = closed.params.seq;
+    // Without kept output there is nothing to count.
+    if (typeof last === 'number' && this.keepOutput) {
+      const seqs = new Set<unknown>();
+      const counted = (m: Json) => {
+        if (m.method?.startsWith('process/') && m.params?.processId === processId) seqs.add(m.params.seq);
+        return seqs.size >= last;
+      };
+      await this.waitFor(counted, timeoutMs);
+    }
+    return closed;
+  }
+
+  /** The `exited` notification, awaited: it may come after `closed` (see waitClosed). */
+  waitExited(processId: string, timeoutMs?: number): Promise<Json> {
+    return this.waitFor((m) => m.method === 'process/exited' && m.params.processId === processId, timeoutMs);
   }
 
   /** All output bytes of a process, from its notifications. */
@@ -170,8 +190,8 @@ export class ServerProcess {
   async runToClose(processId: string, argv: string[], extra: Json = {}) {
     await this.start(processId, argv, extra);
     await this.waitClosed(processId);
+    const exited = await this.waitExited(processId);
     const events = this.notifications(processId);
-    const exited = events.find((m) => m.method === 'process/exited')!;
     return { processId, events, exitCode: exited.params.exitCode as number, output: this.output(processId).toString() };
   }
 
