@@ -18,6 +18,7 @@ import { rawFileMiBps, rawPipeMiBps, rawPtyMiBps } from './bench/raw.mjs';
 import { blockTransfer } from './bench/blocks.mjs';
 import { sandboxOverhead } from './bench/sandbox.mjs';
 import { printSummary } from './bench/summary.mjs';
+import { treeCopyAndRemove } from './bench/trees.mjs';
 import { formatStartup, idleRss, startup, startupSettings } from './bench/startup.mjs';
 import { fmt, mapValues, median, MiB, RAW } from './bench/stats.mjs';
 import { TRANSPORTS } from './bench/transport.mjs';
@@ -175,6 +176,7 @@ async function measureAll(commands) {
     ['http', each((command) => httpRoundTrip(command, httpUrl))],
     ['sandbox', each((command) => sandboxOverhead(command))],
     ['blocks', blocksWithFloor],
+    ['trees', treeCopyAndRemove],
   ];
   const results = mapValues(commands, () => ({}));
   const only = values.only?.split(',');

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIDE_BY_SIDE } from '../src/server/fs/side-by-side.js';
 import { ServerProcess } from './support/server-process.js';
 
 const NOBODY = { uid: 65534, gid: 65534 };
@@ -75,6 +76,25 @@ describe('fs/remove, recursive, failing part-way', () => {
       message: 'Operation not permitted (os error 1)',
     });
     expect(fs.readdirSync(top)).toEqual(['roots']);
+  });
+
+  it('unlinks files a batch at a time: at one it may not remove, those of later batches stay', async () => {
+    const top = path.join(dir, 'sticky-wide');
+    fs.mkdirSync(top);
+    fs.chmodSync(top, 0o1777);
+    for (let i = 0; i < 300; i++) {
+      fs.writeFileSync(path.join(top, `f${i}`), 'x');
+      fs.chownSync(path.join(top, `f${i}`), NOBODY.uid, NOBODY.gid);
+    }
+    fs.writeFileSync(path.join(top, 'roots'), 'x');
+    const order = await listed(top);
+    const failsAt = order.indexOf('roots');
+    expect(await server.error('fs/remove', { path: top, recursive: true, force: false })).toEqual({
+      code: -32600,
+      message: 'Operation not permitted (os error 1)',
+    });
+    const nextBatch = (Math.floor(failsAt / SIDE_BY_SIDE) + 1) * SIDE_BY_SIDE;
+    expect((await listed(top)).sort()).toEqual(['roots', ...order.slice(nextBatch)].sort());
   });
 
   it('removes a whole tree, a symlink in it but never what it points to', async () => {

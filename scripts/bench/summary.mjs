@@ -52,6 +52,8 @@ export async function printSummary({ ours, peer, transport, rawFile, blockBytes 
     ['readBlock again, drv CPU', 'blocks', 'readAgainClientCpuMs'],
     ['writeBlock MiB/s, again', 'blocks', 'writeAgainMiBps'],
     ['writeBlock again, srv CPU', 'blocks', 'writeAgainCpuMs'],
+    ['fs/copy 20k files ms', 'trees', 'copyMs'],
+    ['fs/remove 20k files ms', 'trees', 'removeMs'],
   ];
   console.log(`${'metric'.padEnd(26)}${'ours'.padStart(10)}${'peer'.padStart(10)}${'ours/peer'.padStart(11)}`);
   for (const [label, workload, field] of rows) {
@@ -86,6 +88,12 @@ export async function printSummary({ ours, peer, transport, rawFile, blockBytes 
   console.log(
     `fs/readFile as a fraction of fs.readFile: ${fmt(ours.files?.readMiBps / rawFile.read, 2)}; fs/writeFile of fs.writeFile: ${fmt(ours.files?.writeMiBps / rawFile.write, 2)}`,
   );
+  if (ours.trees && !ours.trees.error) {
+    const over = (result) => `fs/copy ${fmt(result?.copyVsCp, 2)}, fs/remove ${fmt(result?.removeVsRm, 2)}`;
+    console.log(
+      `a tree of 20,000 files as a multiple of cp -r and rm -r (${ours.trees.tmpfs ? 'tmpfs' : 'disk'}): ${over(ours.trees)}${peer ? ` (peer: ${over(peer.trees)})` : ''}`,
+    );
+  }
   if (ours.blocks && !ours.blocks.error) {
     const rawCopy = await rawCopyMiBps(os.tmpdir(), blockBytes);
     const of = (result, key) => fmt(result?.[key] / rawCopy, 2);

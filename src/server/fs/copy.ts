@@ -2,11 +2,13 @@
  * `fs/copy` (PROTOCOL.md §4): a file, a symlink as a symlink, or a directory
  * merged into the destination, as the reference copies them.
  */
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { systemError } from '../os-error.js';
-import { childPath, direntsInOsOrder, type Empty, mapped, waitsForOtherEnd } from './fs-operations.js';
+import { inBatches } from './side-by-side.js';
+import { childPath, direntsInOsOrder, type Empty, isUnknownType, mapped, waitsForOtherEnd } from './fs-operations.js';
 
 /** A path below the top of a copy: the bytes of the names as they are on disk (not every name is UTF-8). */
 type FsPath = string | Buffer;
@@ -36,9 +38,13 @@ async function copySymlink(source: FsPath, destination: FsPath): Promise<void> {
   await fs.symlink(await fs.readlink(source, { encoding: 'buffer' }), destination);
 }
 
-/** Replaces a file that is there (through a symlink too), as the reference's copy does. */
-async function copyFile(source: FsPath, destination: FsPath): Promise<void> {
-  const existing = await fs.stat(destination).catch(() => undefined);
+/**
+ * Replaces a file that is there (through a symlink too), as the reference's
+ * copy does. `mayExist` false: the destination's directory did not list the
+ * name, so there is nothing to look at first.
+ */
+async function copyFile(source: FsPath, destination: FsPath, mayExist = true): Promise<void> {
+  const existing = mayExist ? await fs.stat(destination).catch(() => undefined) : undefined;
   if (existing?.isDirectory()) throw systemError('EISDIR');
   // Its open would wait for a reader for ever, holding a thread of the pool (the reference hangs): refused.
   if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination.toString());
@@ -55,28 +61,60 @@ async function copyFile(source: FsPath, destination: FsPath): Promise<void> {
 }
 
 /**
- * Merges into a directory that is there (a symlink to one too): files are
- * replaced, a symlink in the way is EEXIST, in the OS's order, stopping at
- * the first error, as the reference does. FIFOs, sockets and devices in it
- * are left out, as the reference leaves them. `top`: the destination asked
- * for, made with the directories missing on its way, as the reference makes it.
+ * Makes the destination directory, or takes the one that is there (a
+ * symlink to one too); the names already in it, as latin1 keys (names are
+ * bytes), so that a name not among them needs no look first: a miss costs
+ * an error object, which costs more than the copy of a small file.
  */
-async function copyDirectory(source: FsPath, destination: FsPath, top = false): Promise<void> {
-  const existing = await fs.stat(destination).catch(() => undefined);
+async function destinationDirectory(destination: FsPath, top: boolean, mayExist: boolean): Promise<Set<string>> {
+  const existing = mayExist ? await fs.stat(destination).catch(() => undefined) : undefined;
   // A symlink that leads nowhere (or round in a loop) is there all the same.
   const inTheWay = existing
     ? !existing.isDirectory()
-    : await fs.lstat(destination).then(
+    : mayExist &&
+      (await fs.lstat(destination).then(
         () => true,
         () => false,
-      );
+      ));
   if (inTheWay) throw systemError('EEXIST');
-  if (!existing) await fs.mkdir(destination, { recursive: top });
-  for (const dirent of await direntsInOsOrder(source)) {
-    const from = childPath(source, dirent.name);
-    const to = childPath(destination, dirent.name);
-    if (dirent.isSymbolicLink()) await copySymlink(from, to);
-    else if (dirent.isDirectory()) await copyDirectory(from, to);
-    else if (dirent.isFile()) await copyFile(from, to);
+  if (!existing) {
+    await fs.mkdir(destination, { recursive: top });
+    return new Set();
   }
+  const names = await fs.readdir(destination, { encoding: 'buffer' });
+  return new Set(names.map((name) => name.toString('latin1')));
+}
+
+/** A readdir entry's type, looked up where the file system did not give it. */
+async function typeOf(dirent: Dirent<Buffer>, from: FsPath): Promise<'file' | 'directory' | 'symlink' | 'other'> {
+  const known = isUnknownType(dirent) ? await fs.lstat(from) : dirent;
+  if (known.isSymbolicLink()) return 'symlink';
+  if (known.isDirectory()) return 'directory';
+  return known.isFile() ? 'file' : 'other';
+}
+
+/**
+ * Merges into a directory that is there (a symlink to one too): files are
+ * replaced, a symlink in the way is EEXIST, in the OS's order, stopping at
+ * the first error, as the reference does; but files are copied a batch at a
+ * time (side-by-side.ts), so those listed after a failure in its batch are
+ * copied too. FIFOs, sockets and devices in it are left out, as the
+ * reference leaves them. `top`: the destination asked for, made with the
+ * directories missing on its way, as the reference makes it.
+ */
+async function copyDirectory(source: FsPath, destination: FsPath, top = false, mayExist = true): Promise<void> {
+  const present = await destinationDirectory(destination, top, mayExist);
+  await inBatches(
+    await direntsInOsOrder(source),
+    (dirent) => !dirent.isDirectory(),
+    async (dirent) => {
+      const from = childPath(source, dirent.name);
+      const to = childPath(destination, dirent.name);
+      const there = present.has(dirent.name.toString('latin1'));
+      const type = await typeOf(dirent, from);
+      if (type === 'symlink') await copySymlink(from, to);
+      else if (type === 'directory') await copyDirectory(from, to, false, there);
+      else if (type === 'file') await copyFile(from, to, there);
+    },
+  );
 }

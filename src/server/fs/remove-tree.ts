@@ -1,7 +1,9 @@
 /**
  * A recursive `fs/remove` of a directory, as the reference's (Rust's
- * `remove_dir_all`): depth first, one entry at a time in the order the
- * directory lists them, the first failure ending it with that call's error.
+ * `remove_dir_all`): depth first in the order the directory lists them, the
+ * first failure ending it with that call's error. Unlike the reference, a
+ * directory's files are unlinked a batch at a time (side-by-side.ts), so a
+ * failure may find the files listed after it in its batch gone too.
  * Node's `fs.rm` removes entries side by side, answers at the first failure
  * while the others go on, removes whatever it can, and reports an EPERM from
  * `unlink` as the ENOTDIR of its retry.
@@ -17,6 +19,7 @@
  */
 import { constants, type Dirent, existsSync } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
+import { inBatches, SIDE_BY_SIDE } from './side-by-side.js';
 
 const OPEN_DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 const FD_PATHS = '/proc/self/fd';
@@ -32,26 +35,29 @@ const inside = (directory: FileHandle, name: Buffer): Buffer => Buffer.concat([B
 
 /** The entries of the open `directory`, names as bytes (Node takes `encoding: 'buffer'` here; its types leave it out). */
 async function listing(directory: FileHandle): Promise<AsyncIterable<Dirent<Buffer>>> {
-  const options = { encoding: 'buffer' as BufferEncoding };
+  const options = { encoding: 'buffer' as BufferEncoding, bufferSize: SIDE_BY_SIDE };
   return (await fs.opendir(`${FD_PATHS}/${directory.fd}`, options)) as unknown as AsyncIterable<Dirent<Buffer>>;
 }
 
-/** Removes what is in the open `directory`, one entry at a time. */
+/** Removes what is in the open `directory`: its files side by side, its directories one at a time. */
 async function removeContents(directory: FileHandle): Promise<void> {
-  for await (const entry of await listing(directory)) {
-    try {
-      await removeEntry(directory, entry);
-    } catch (error) {
-      if (!isGone(error)) throw error;
-    }
-  }
+  await inBatches(
+    await listing(directory),
+    (entry) => !mayBeDirectory(entry),
+    (entry) => removeEntry(directory, entry).catch(unlessGone),
+  );
 }
+
+function unlessGone(error: unknown): void {
+  if (!isGone(error)) throw error;
+}
+
+/** A type the listing does not give (some file systems) is found out by trying to open a directory. */
+const mayBeDirectory = (entry: Dirent<Buffer>): boolean => entry.isDirectory() || !(entry.isFile() || entry.isSymbolicLink());
 
 function removeEntry(directory: FileHandle, entry: Dirent<Buffer>): Promise<void> {
   const target = inside(directory, entry.name);
-  // A type the listing does not give (some file systems) is found out by trying to open a directory.
-  const maybeDirectory = entry.isDirectory() || !(entry.isFile() || entry.isSymbolicLink());
-  return maybeDirectory ? removeDirectory(target, true) : fs.unlink(target);
+  return mayBeDirectory(entry) ? removeDirectory(target, true) : fs.unlink(target);
 }
 
 /**
@@ -72,11 +78,7 @@ async function removeDirectory(target: string | Buffer, isChild: boolean): Promi
   } finally {
     await directory.close();
   }
-  try {
-    await fs.rmdir(target);
-  } catch (error) {
-    if (!isGone(error)) throw error;
-  }
+  await fs.rmdir(target).catch(unlessGone);
 }
 
 /** Removes `directory` and everything under it; rejects with the first OS error. */
