@@ -34,8 +34,24 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
   }
 
   protected call<M extends MethodName>(method: M, params: SentParamsOf<M>): Promise<ProducedResultOf<M>> {
-    if (this.closing) return Promise.reject(closedError());
-    return this.client.requestProduced(method, params);
+    return this.unlessClosed(() => this.client.requestProduced(method, params));
+  }
+
+  /**
+   * `call`'s answer, unless `close` began first or meanwhile: a call under way was cut off
+   * by it (a long-poll woken by the kill of its process too), as on a LocalExecutor.
+   */
+  private async unlessClosed<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closing) throw closedError();
+    let answer: T;
+    try {
+      answer = await call();
+    } catch (error) {
+      if (this.closing) throw closedError();
+      throw error;
+    }
+    if (this.closing) throw closedError();
+    return answer;
   }
 
   protected speech(): ServerGeneration {
@@ -73,10 +89,9 @@ export class RemoteExecutor extends ProtocolFacade implements Executor {
     return { processId: session.processId };
   }
 
-  async read(params: ExecutorReadParams): Promise<ReadResult> {
-    if (this.closing) throw closedError();
+  read(params: ExecutorReadParams): Promise<ReadResult> {
     const { processId, ...options } = params;
-    return this.sessions.get(processId)?.read(options) ?? this.readProcess(processId, options);
+    return this.unlessClosed(() => this.sessions.get(processId)?.read(options) ?? this.readProcess(processId, options));
   }
 
   onEvent(listener: ExecutorEventListener): () => void {
