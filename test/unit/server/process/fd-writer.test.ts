@@ -44,16 +44,47 @@ describe('FdWriter', () => {
     expect((await readFifo(fifo, expected.length)).equals(expected)).toBe(true);
   });
 
-  it('drops what is queued once stopped, and writes nothing after', async () => {
+  it('drops what the full descriptor has not taken once stopped, and writes nothing after', async () => {
     const { fd, fifo } = nonBlockingFifo();
     const writer = new FdWriter(fd);
-    const first = randomBytes(1024);
-    writer.write(first);
-    writer.write(randomBytes(1024 * 1024)); // queued behind the first write in flight
+    const big = randomBytes(1024 * 1024); // a FIFO takes 64 KiB of it; the rest waits
+    writer.write(big);
     writer.stop();
     writer.write(randomBytes(1024));
-    expect((await readFifo(fifo, first.length)).equals(first)).toBe(true);
+    const taken = await readFifo(fifo, 64 * 1024);
+    expect(taken.equals(big.subarray(0, taken.length))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // a retry would have come by now (every 5 ms)
     // Nothing else reached the FIFO: a read of it finds it empty.
     expect(() => fs.readSync(fd, Buffer.alloc(1))).toThrow(expect.objectContaining({ code: 'EAGAIN' }));
   });
+
+  it("never writes to the descriptor's number once stopped, though the number is reused while the thread pool is busy", async () => {
+    const { fd } = nonBlockingFifo();
+    const blocker = nonBlockingFifoPath();
+    // Every thread of the pool waits in an open(2) of a FIFO for a writer.
+    const waiting = Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE ?? 4) }, () => fs.promises.open(blocker, 'r'));
+    const writer = new FdWriter(fd);
+    writer.write(Buffer.from('meant for the terminal'));
+    // As PtyChild.finish does: stop the writer, then the descriptor closes.
+    writer.stop();
+    opened.splice(opened.indexOf(fd), 1);
+    fs.closeSync(fd);
+    const reused = path.join(path.dirname(blocker), 'unrelated');
+    const other = fs.openSync(reused, 'w');
+    opened.push(other);
+    expect(other).toBe(fd);
+    fs.closeSync(fs.openSync(blocker, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+    for (const handle of await Promise.all(waiting)) await handle.close();
+    await fs.promises.stat(reused); // behind anything the pool still had queued
+    expect(fs.readFileSync(reused, 'utf8')).toBe('');
+  });
 });
+
+/** A FIFO's path, nothing open on it. */
+function nonBlockingFifoPath(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fd-writer-'));
+  dirs.push(dir);
+  const fifo = path.join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  return fifo;
+}
