@@ -63,20 +63,28 @@ describe('FdWriter', () => {
     const blocker = nonBlockingFifoPath();
     // Every thread of the pool waits in an open(2) of a FIFO for a writer.
     const waiting = Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE ?? 4) }, () => fs.promises.open(blocker, 'r'));
-    const writer = new FdWriter(fd);
-    writer.write(Buffer.from('meant for the terminal'));
-    // As PtyChild.finish does: stop the writer, then the descriptor closes.
-    writer.stop();
-    opened.splice(opened.indexOf(fd), 1);
-    fs.closeSync(fd);
-    const reused = path.join(path.dirname(blocker), 'unrelated');
-    const other = fs.openSync(reused, 'w');
-    opened.push(other);
-    expect(other).toBe(fd);
-    fs.closeSync(fs.openSync(blocker, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
-    for (const handle of await Promise.all(waiting)) await handle.close();
-    await fs.promises.stat(reused); // behind anything the pool still had queued
-    expect(fs.readFileSync(reused, 'utf8')).toBe('');
+    let release: number | undefined;
+    try {
+      const writer = new FdWriter(fd);
+      writer.write(Buffer.from('meant for the terminal'));
+      // As PtyChild.finish does: stop the writer, then the descriptor closes.
+      writer.stop();
+      opened.splice(opened.indexOf(fd), 1);
+      fs.closeSync(fd);
+      const reused = path.join(path.dirname(blocker), 'unrelated');
+      const other = fs.openSync(reused, 'w');
+      opened.push(other);
+      expect(other).toBe(fd);
+      // A reader and writer at once, kept until every waiting open is through (one that started late too).
+      release = fs.openSync(blocker, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+      await Promise.all(waiting);
+      await fs.promises.stat(reused); // behind anything the pool still had queued
+      expect(fs.readFileSync(reused, 'utf8')).toBe('');
+    } finally {
+      release ??= fs.openSync(blocker, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+      await Promise.allSettled(waiting.map(async (open) => (await open).close()));
+      fs.closeSync(release);
+    }
   });
 });
 
