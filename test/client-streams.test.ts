@@ -172,7 +172,7 @@ describe('a server that breaks the sequence or the protocol', () => {
   it('takes an initialize answer without a session id for a protocol violation', async () => {
     await expect(ExecServerClient.spawn(fake('bad-initialize'))).rejects.toMatchObject({
       kind: 'protocolViolation',
-      message: 'exec-server answered initialize with a result it cannot have meant: "42"',
+      message: 'exec-server answered initialize with a result it cannot have meant: 42',
     });
   });
 

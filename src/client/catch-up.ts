@@ -38,6 +38,10 @@ export async function catchUp(target: CatchUpTarget, read: (afterSeq: number) =>
     const result = await read(cursor);
     for (const { seq, stream, chunk } of result.chunks) target.receive({ type: 'output', seq, stream, chunk });
     const last = result.chunks[result.chunks.length - 1];
+    if (last && last.seq <= cursor) {
+      // Asked again from the same cursor, it would answer the same for ever.
+      return `process/read after seq ${cursor} answered seq ${last.seq}: the server does not honour afterSeq`;
+    }
     if (last) {
       cursor = last.seq;
       continue;

@@ -56,16 +56,16 @@ export const ClientErrors = {
   protocolViolation: (line: string) =>
     new ExecServerClientError('protocolViolation', `exec-server sent a line that is not JSON-RPC: ${shorten(line)}`),
   /** A notification this client routes, whose params are not what the protocol says (the server is broken). */
-  malformedNotification: (method: string, params: unknown) =>
+  malformedNotification: (method: string, params: unknown, fault: string) =>
     new ExecServerClientError(
       'protocolViolation',
-      `exec-server sent a ${method} notification it cannot have meant: ${shorten(JSON.stringify(params) ?? 'undefined')}`,
+      `exec-server sent a ${method} notification it cannot have meant (${fault}): ${abbreviated(JSON.stringify(params) ?? 'undefined')}`,
     ),
   /** An answer the protocol rules out (an `initialize` result without a session id): the server is broken. */
   malformedAnswer: (method: string, result: unknown) =>
     new ExecServerClientError(
       'protocolViolation',
-      `exec-server answered ${method} with a result it cannot have meant: ${shorten(JSON.stringify(result) ?? 'undefined')}`,
+      `exec-server answered ${method} with a result it cannot have meant: ${abbreviated(JSON.stringify(result) ?? 'undefined')}`,
     ),
   /** A request in flight when the connection dropped, which cannot safely be sent again after the resume. */
   outcomeUnknown: (method: string, reason: string) =>
@@ -84,6 +84,11 @@ export const ClientErrors = {
   /** The server reported that a streamed HTTP body failed. */
   httpBodyFailed: (message: string) => new ExecServerClientError('httpBody', message),
 } as const;
+
+/** JSON already: cut, not quoted again. */
+function abbreviated(json: string, max = 200): string {
+  return json.length <= max ? json : `${json.slice(0, max)}… (${json.length} chars)`;
+}
 
 function shorten(line: string, max = 200): string {
   return line.length <= max ? JSON.stringify(line) : `${JSON.stringify(line.slice(0, max))}… (${line.length} chars)`;

@@ -4,6 +4,7 @@
  * HTTP body pieces to their body. Notifications for nobody are ignored.
  */
 import { Notification, type NotificationName, type NotificationParamsOf, Notifications } from '../protocol/notifications.js';
+import { decodeBase64 } from '../protocol/base64.js';
 import { decodeOutputLine, type OutputLine } from '../transport/output-line.js';
 import { ClientErrors, type ExecServerClientError } from './errors.js';
 import { HttpBodies } from './http-bodies.js';
@@ -31,13 +32,17 @@ export class EventRouter {
 
   notification(method: string, params: unknown): void {
     if (!ROUTED.has(method)) return;
-    if (!Notifications[method as NotificationName].params.safeParse(params).success) {
-      this.violation(ClientErrors.malformedNotification(method, params));
+    const parsed = Notifications[method as NotificationName].params.safeParse(params);
+    if (!parsed.success) {
+      this.violation(ClientErrors.malformedNotification(method, params, firstIssue(parsed.error.issues)));
       return;
     }
     const is = <N extends NotificationName>(name: N, _params: unknown): _params is NotificationParamsOf<N> => method === name;
-    if (is(Notification.ProcessOutput, params)) this.output({ ...params, chunk: Buffer.from(params.chunk, 'base64') });
-    else if (is(Notification.ProcessExited, params))
+    if (is(Notification.ProcessOutput, params)) {
+      const chunk = decodeBase64(params.chunk);
+      if (chunk.ok) this.output({ ...params, chunk: chunk.bytes });
+      else this.violation(ClientErrors.malformedNotification(method, params, `chunk: ${chunk.error}`));
+    } else if (is(Notification.ProcessExited, params))
       this.sessions.get(params.processId)?.receive({ type: 'exited', seq: params.seq, exitCode: params.exitCode });
     else if (is(Notification.ProcessClosed, params)) this.sessions.get(params.processId)?.receive({ type: 'closed', seq: params.seq });
     else if (is(Notification.HttpBodyDelta, params)) this.bodies.receive(params);
@@ -67,4 +72,11 @@ export class EventRouter {
   private output({ processId, seq, stream, chunk }: OutputLine): void {
     this.sessions.get(processId)?.receive({ type: 'output', seq, stream, chunk });
   }
+}
+
+/** Where the params first break the schema, e.g. `exitCode: Invalid input: expected number, received undefined`. */
+function firstIssue(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  const issue = issues[0];
+  if (!issue) return 'not what the protocol says';
+  return issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
 }

@@ -26,6 +26,9 @@ const INPUT_ENDED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT
 /** The mark for an input that ended in the middle of a line (`cutEndMessage`). */
 const INPUT_CUT = '$/exec-server/inputCut';
 const INPUT_CUT_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: INPUT_CUT };
+/** The mark for a line that is not JSON-RPC, queued behind the answers and events read before it. */
+const INVALID_LINE = '$/exec-server/invalidLine';
+const invalidLineMark = (line: string): NotificationMessage => ({ jsonrpc: '2.0', method: INVALID_LINE, params: { line } });
 /** Its mark for the server's input closed under it, queued behind what was read by then. */
 const OUTPUT_CLOSED = '$/exec-server/outputClosed';
 const OUTPUT_CLOSED_MESSAGE: NotificationMessage = { jsonrpc: '2.0', method: OUTPUT_CLOSED };
@@ -93,7 +96,7 @@ export class Link {
     const reader = new LineMessageReader(input, {
       maxLineBytes: MAX_ANSWER_BYTES,
       // Without the line (too long to keep, not UTF-8), the reader's error says what it was.
-      onInvalidLine: (error, line) => events.invalidLine(line ?? `<${error.message}>`),
+      onInvalidLine: (error, line) => reader.deliver(invalidLineMark(line ?? `<${error.message}>`)),
       endMessage: INPUT_ENDED_MESSAGE,
       cutEndMessage: INPUT_CUT_MESSAGE,
       closeOnEnd: true,
@@ -106,6 +109,9 @@ export class Link {
     // A server that died while writing a line: gone, not lying.
     this.connection.onNotification(INPUT_CUT, () => this.close('the server closed its output in the middle of a message'));
     this.connection.onNotification(OUTPUT_CLOSED, () => this.close('connection closed'));
+    this.connection.onNotification(INVALID_LINE, ({ line }: { line: string }) => {
+      if (!this.down) events.invalidLine(line);
+    });
     this.connection.onNotification((method, params) => {
       if (!this.down) events.notification(method, params);
     });

@@ -13,6 +13,7 @@ import { catchUp } from './catch-up.js';
 import { ClientErrors } from './errors.js';
 import type { ProcessEvent } from './process-event.js';
 import { SeqOrderer } from './seq-orderer.js';
+import { SeqRules } from './seq-rules.js';
 import { loopQueue } from './session-iterator.js';
 import { type OutputStreams, outputStreams } from './session-streams.js';
 
@@ -61,6 +62,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   private finished = false;
   private exitCode: number | null = null;
   private exited = false;
+  private readonly seqRules = new SeqRules();
   /** An `exited` event has arrived (published, or waiting for its seq). */
   private exitReceived = false;
   /** Called once `closed` (or a failure) has been delivered. */
@@ -96,6 +98,11 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   /** Routes a notification's event; out-of-order events wait for their turn. */
   receive(event: Exclude<ProcessEvent, { type: 'failed' }>): void {
     if (this.finished) return;
+    const fault = this.seqRules.fault(event, (seq) => this.orderer.has(seq));
+    if (fault) {
+      this.fail(`exec-server broke the seq rules of process ${this.processId}: ${fault}`);
+      return;
+    }
     if (event.type === 'exited') this.exitReceived = true;
     this.orderer.push(event);
     // The last event came, and some before it have not: read them (the server keeps them), or fail.

@@ -6,6 +6,8 @@
  * reads it straight from the bytes (JSON.parse would copy the chunk twice).
  * Both sides live here so that the shape is defined once.
  */
+import { isUtf8 } from 'node:buffer';
+import { decodeBase64 } from '../protocol/base64.js';
 import type { OutputStream } from '../protocol/types.js';
 
 const PREFIX = Buffer.from('{"method":"process/output","params":{"processId":');
@@ -91,10 +93,9 @@ export function decodeOutputLine(line: Buffer): OutputLine | undefined {
   const chunkStart = streamEnd + CHUNK.length;
   const chunkEnd = line.length - END.length;
   if (chunkEnd < chunkStart || !startsAt(line, chunkEnd, END) || line.indexOf(QUOTE, chunkStart) !== chunkEnd) return undefined;
-  return {
-    processId: line.toString('utf8', idStart, idEnd),
-    seq,
-    stream,
-    chunk: Buffer.from(line.toString('latin1', chunkStart, chunkEnd), 'base64'),
-  };
+  // Anything doubtful (an id that is not UTF-8, a chunk that is not canonical base64) is the checking path's to refuse.
+  if (!isUtf8(line.subarray(idStart, idEnd))) return undefined;
+  const chunk = decodeBase64(line.toString('latin1', chunkStart, chunkEnd));
+  if (!chunk.ok) return undefined;
+  return { processId: line.toString('utf8', idStart, idEnd), seq, stream, chunk: chunk.bytes };
 }

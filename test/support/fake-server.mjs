@@ -94,6 +94,36 @@ const scenarios = {
     send({ id, result: { processId } });
     exited(processId, 1, 2.5);
   },
+  'ignores-after-seq'(id, processId) {
+    // As gap, but its process/read answers seq 1 whatever afterSeq asks.
+    scenarios.gap(id, processId);
+  },
+  'answer-then-garbage'(id, processId) {
+    // The answer and an event, then a line that is not JSON, in one write.
+    const answer = JSON.stringify({ id, result: { processId } });
+    const event = JSON.stringify({ method: 'process/output', params: { processId, seq: 1, stream: 'stdout', chunk: 'YQ==' } });
+    process.stdout.write(`${answer}\n${event}\nNOT JSON\n`);
+  },
+  'bad-base64'(id, processId) {
+    send({ id, result: { processId } });
+    send({ method: 'process/output', params: { processId, seq: 1, stream: 'stdout', chunk: 'YW*J' } });
+  },
+  'bad-base64-reordered'(id, processId) {
+    send({ id, result: { processId } });
+    send({ params: { chunk: 'YW*J', stream: 'stdout', seq: 1, processId }, method: 'process/output' });
+  },
+  'closed-on-taken-seq'(id, processId) {
+    send({ id, result: { processId } });
+    output(processId, 1, 'a');
+    output(processId, 2, 'b');
+    closed(processId, 2);
+  },
+  'two-exits'(id, processId) {
+    send({ id, result: { processId } });
+    exited(processId, 1, 1);
+    exited(processId, 2, 2);
+    closed(processId, 3);
+  },
   pair(id, processId) {
     send({ id, result: { processId } });
   },
@@ -138,6 +168,10 @@ if (scenario === 'silent-daemon' || scenario === 'deaf-daemon') {
     if (message.method === 'initialize')
       return send({ id: message.id, result: scenario === 'bad-initialize' ? 42 : { sessionId: 'fake-session' } });
     if (message.method === 'process/start') return scenarios[scenario.replace(/-lost$/, '')](message.id, message.params.processId);
+    if (message.method === 'process/read' && scenario === 'ignores-after-seq') {
+      const chunks = [{ seq: 1, stream: 'stdout', chunk: Buffer.from('a').toString('base64') }];
+      return send({ id: message.id, result: { chunks, nextSeq: 6, exited: true, exitCode: 0, closed: true, failure: null } });
+    }
     if (message.method === 'process/read' && scenario.startsWith('gap')) {
       const kept = scenario === 'gap' ? [{ seq: 2, stream: 'stdout', chunk: Buffer.from('b').toString('base64') }] : [];
       const chunks = kept.filter((chunk) => chunk.seq > message.params.afterSeq);
