@@ -63,8 +63,6 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   private exitCode: number | null = null;
   private exited = false;
   private readonly seqRules = new SeqRules();
-  /** An `exited` event has arrived (published, or waiting for its seq). */
-  private exitReceived = false;
   /** Called once `closed` (or a failure) has been delivered. */
   onFinished: (() => void) | undefined;
   /** A `closed` came before events below it, which are being read. */
@@ -103,7 +101,6 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
       this.fail(`exec-server broke the seq rules of process ${this.processId}: ${fault}`);
       return;
     }
-    if (event.type === 'exited') this.exitReceived = true;
     this.orderer.push(event);
     // The last event came, and some before it have not: read them (the server keeps them), or fail.
     if (event.type === 'closed' && !this.finished && !this.fillingGap) {
@@ -131,7 +128,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
           },
           has: (seq) => orderer.has(seq),
           get exitPublished() {
-            return session.exitReceived;
+            return session.seqRules.exitArrived;
           },
           receive: (event) => this.receive(event),
         },

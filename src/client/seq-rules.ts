@@ -10,6 +10,11 @@ type Sequenced = { type: 'output' | 'exited' | 'closed'; seq: number };
 export class SeqRules {
   private readonly ends: { exited?: number; closed?: number } = {};
 
+  /** An `exited` event has arrived (published, or waiting for its seq). */
+  get exitArrived(): boolean {
+    return this.ends.exited !== undefined;
+  }
+
   /** What is wrong with `event` (`taken`: whether an earlier event has this seq), or undefined. */
   fault({ type, seq }: Sequenced, taken: (seq: number) => boolean): string | undefined {
     if (type === 'output') {
