@@ -24,6 +24,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { ProcessManagerOptions } from './process/process-manager.js';
 import { ProcessRuntime } from './process/runtime.js';
 import { ServerSession } from './session.js';
+import { WireIds } from '../transport/wire-ids.js';
 import type { SessionRegistry } from './session-registry.js';
 
 /** How long a signalled server drains before it ends anyway (see `handleSignal`). */
@@ -76,6 +77,8 @@ export class ExecServer {
   private readonly writer: LineMessageWriter;
   private readonly hold: InputHold;
   private readonly counted: CountingReader;
+  /** Request ids that go through under an alias (beyond 2^53, or repeated while unanswered). */
+  private readonly ids = new WireIds();
   private readonly connection: MessageConnection;
   private readonly session: ServerSession;
   private readonly runtime: ProcessRuntime;
@@ -95,7 +98,7 @@ export class ExecServer {
   constructor(private readonly options: ExecServerOptions) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.logger = options.logger ?? silentLogger;
-    this.writer = new CountingWriter(options.output, (id) => this.onResponseWritten(id));
+    this.writer = new CountingWriter(options.output, this.ids, (id) => this.onResponseWritten(id));
     this.hold = new InputHold(
       () => this.counted.boundedUnanswered,
       () => this.writer.congested,
@@ -126,10 +129,11 @@ export class ExecServer {
       onEnd: () => this.onInputEnd(),
       closeOnEnd: false,
       payloads: this.session.payloads,
+      ids: this.ids,
       holdWhile: () => this.hold.holding,
     });
     this.writer.onDrain(() => this.reader.release());
-    this.counted = new CountingReader(this.reader, () => this.requestsRead++);
+    this.counted = new CountingReader(this.reader, this.ids, () => this.requestsRead++);
     this.connection = createMessageConnection(this.counted, this.writer, this.logger);
     this.connection.onRequest((name, params) => this.dispatch(name, params));
     this.connection.onNotification((name, params) => this.session.notification(name, params));

@@ -19,6 +19,7 @@ import { Base64Payload } from '../protocol/base64-payload.js';
 import { randomHex } from '../protocol/random-ids.js';
 import type { PayloadStash } from '../protocol/payload-stash.js';
 import { duplicateKey, mayCarrySandbox } from './duplicate-keys.js';
+import { isLexicallyPlain } from './lexical-checks.js';
 
 /** Lines from this size on try this path. */
 export const LARGE_LINE_BYTES = 1024 * 1024;
@@ -116,7 +117,8 @@ function parseWithout(line: Pieces, start: number, end: number, marker: string):
   // A duplicate key is left to the ordinary path, which refuses such a line where it matters.
   if (mayCarrySandbox(text) && duplicateKey(text) !== undefined) return undefined;
   try {
-    return JSON.parse(text) as Message;
+    const message = JSON.parse(text) as Message;
+    return isLexicallyPlain(message, text) ? message : undefined;
   } catch {
     return undefined;
   }

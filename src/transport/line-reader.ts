@@ -16,6 +16,8 @@ import { DEFAULT_MAX_LINE_BYTES } from '../protocol/defaults.js';
 import { classify } from './classify.js';
 import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line.js';
 import { duplicateKey, mayCarrySandbox } from './duplicate-keys.js';
+import { lexicalFault } from './lexical-checks.js';
+import type { WireIds } from './wire-ids.js';
 
 const ID_HEAD_BYTES = 256;
 
@@ -53,6 +55,8 @@ export interface LineReaderOptions {
    * that drains its work after EOF (EXT-DRAIN) must keep it open.
    */
   closeOnEnd?: boolean;
+  /** Where a request id that cannot travel as a JS number (beyond 2^53) gets its alias (a server's reader). */
+  ids?: WireIds;
   /**
    * Sees every complete line's bytes first; returning true consumes the
    * line (a fast path for hot, fixed-shape messages).
@@ -268,10 +272,11 @@ export class LineMessageReader extends AbstractMessageReader {
       return;
     }
     const duplicate = mayCarrySandbox(text) ? duplicateKey(text) : undefined;
-    if (duplicate !== undefined) {
-      this.options.onInvalidLine?.(Errors.parseError(`duplicate JSON object key \`${duplicate}\``), text);
-      return;
-    }
+    const fault =
+      duplicate !== undefined
+        ? Errors.parseError(`duplicate JSON object key \`${duplicate}\``)
+        : lexicalFault(value, text, this.options.ids);
+    if (fault) return void this.options.onInvalidLine?.(fault, text);
     const classified = classify(value);
     if (classified.ok) this.callback?.(classified.message);
     else this.options.onInvalidLine?.(classified.error, text);

@@ -15,6 +15,7 @@ import type { OutputStream } from '../protocol/types.js';
 import { Base64Payload } from '../protocol/base64-payload.js';
 import { BufferPool } from './buffer-pool.js';
 import { encodeOutputLine } from './output-line.js';
+import type { WireIds } from './wire-ids.js';
 import { type Json, wireOrder } from './wire-order.js';
 
 const PLACEHOLDER = '\u0000exec-server-base64-payload\u0000';
@@ -86,7 +87,11 @@ export class LineMessageWriter extends AbstractMessageWriter {
    */
   private readonly reusesLines: boolean;
 
-  constructor(private readonly output: Writable) {
+  /** `ids`: the aliases of ids that go back as the client wrote them (`wire-ids.ts`). */
+  constructor(
+    private readonly output: Writable,
+    private readonly ids?: WireIds,
+  ) {
     super();
     this.reusesLines = output instanceof net.Socket || COPIES_WRITES in output;
     output.on('error', (error) => {
@@ -133,17 +138,23 @@ export class LineMessageWriter extends AbstractMessageWriter {
     const payloadKey = findLargePayload(value, holder);
     // No replacer on the common path: a replacer function turns off V8's fast JSON.stringify.
     if (payloadKey === undefined || holder === undefined) {
-      const line = `${JSON.stringify(value)}\n`;
+      const line = `${this.withWireId(JSON.stringify(value), value.id)}\n`;
       releaseSmallPayloads(value, holder);
       return this.push(line, 'method' in value);
     }
     const members = value[holder] as Json;
     const payload = members[payloadKey] as Base64Payload;
-    const text = JSON.stringify({ ...value, [holder]: { ...members, [payloadKey]: PLACEHOLDER } });
+    const text = this.withWireId(JSON.stringify({ ...value, [holder]: { ...members, [payloadKey]: PLACEHOLDER } }), value.id);
     const at = text.indexOf(JSON.stringify(PLACEHOLDER));
     const head = text.slice(0, at + 1);
     const tail = `${text.slice(at + JSON.stringify(PLACEHOLDER).length - 1)}\n`;
     return new Promise((resolve) => this.whenFree(() => void this.streamPayload(head, payload, tail).then(resolve)));
+  }
+
+  /** `json` with an aliased id (the first member) put back as the client wrote it. */
+  private withWireId(json: string, id: unknown): string {
+    const text = this.ids?.textOf(id);
+    return text === undefined ? json : json.replace(JSON.stringify(id), text);
   }
 
   /**

@@ -200,8 +200,12 @@ export function fuzzLine(root: string, nextId: () => number): fc.Arbitrary<FuzzL
 function withUsableId(message: object, nextId: () => number): FuzzLine {
   const n = nextId();
   const id = n % 2 === 0 ? 10_000_000 + n : `fz-${n}`; // clear of ServerProcess's own ids
-  return line(encode({ ...message, id }), id);
+  const bytes = encode({ ...message, id });
+  // A lone surrogate comes out of JSON.stringify as a \u escape, which the server refuses (owed nothing).
+  return line(bytes, LONE_SURROGATE_ESCAPE.test(bytes.toString()) ? undefined : id);
 }
+
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
 /** Bytes that are not UTF-8 inside a string value: the whole line is a parse error, owed nothing. */
 function withInvalidUtf8(message: object, bad: Uint8Array, nextId: () => number): FuzzLine {
