@@ -57,4 +57,10 @@ describe('a server that breaks the protocol past its schema', () => {
       await expect(session.wait()).rejects.toThrow(`exec-server broke the seq rules of process p: ${fault}`);
     });
   });
+
+  it('passes over a notification nested 20,000 deep with a \\u escape in it', async () => {
+    await withSession('deep-notification', async (_client, session) => {
+      expect(await session.wait()).toBe(0);
+    });
+  });
 });

@@ -78,6 +78,29 @@ describe('request ids', () => {
     expect(poll.result.exited).toBe(true);
   });
 
+  it('echoes a repeated id with $ patterns in it exactly (a replacement string would read them)', async () => {
+    await server.start('dollar-poller', ['sleep', '30']);
+    const ids = ['a$$b', "x$'", 'y$&', '$`z'];
+    for (const id of ids) {
+      // The long-poll holds the id; the request after it goes on under an alias.
+      server.send({ id, method: 'process/read', params: { processId: 'dollar-poller', afterSeq: 0, waitMs: 20_000 } });
+      server.send({ id, method: 'fs/getMetadata', params: { path: '/' } });
+    }
+    const answered = () => server.messages.filter((m) => ids.includes(m.id) && 'result' in m);
+    await server.waitFor(() => answered().length === ids.length);
+    expect(answered().map((m) => m.id)).toEqual(ids);
+    await server.request('process/terminate', { processId: 'dollar-poller' });
+    await server.waitFor(() => answered().length === 2 * ids.length);
+    expect(server.messages.filter((m) => typeof m.id === 'string' && m.id.startsWith('\u0000'))).toEqual([]);
+  });
+
+  it('takes a line nested 20,000 deep with a \\u escape in it without a crash', async () => {
+    const depth = 20_000;
+    const line = `{"id":"deep-u","method":"fs/getMetadata","params":${'['.repeat(depth)}"\\u0041"${']'.repeat(depth)}}`;
+    expect(JSON.parse(await nextRawAnswer(line))).toMatchObject({ id: 'deep-u', error: { code: -32602 } });
+    expect((await server.call('fs/getMetadata', { path: '/' })).result.isDirectory).toBe(true);
+  });
+
   it('refuses a \\u escape of a lone surrogate with -32700, and takes a pair and an escaped backslash', async () => {
     const file = path.join(dir, 'a\ud83d\ude00');
     fs.writeFileSync(file, '');

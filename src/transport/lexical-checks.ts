@@ -13,37 +13,56 @@ const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 
 /** The fault in `value` (parsed from `text`), or undefined; an id beyond 2^53 becomes an alias in `ids`. */
 export function lexicalFault(value: unknown, text: string, ids: WireIds | undefined): ProtocolError | undefined {
-  if (text.includes('\\u') && !isWellFormedDeep(value)) return Errors.parseError('lone surrogate in a \\u escape');
+  if (hasLoneSurrogateEscape(text)) return Errors.parseError('lone surrogate in a \\u escape');
   if (ids === undefined || value === null || typeof value !== 'object' || !('id' in value) || typeof value.id !== 'number')
     return undefined;
   const idText = idTextOf(text, value.id);
   if (idText === undefined || !INTEGER_TEXT.test(idText)) return Errors.invalidMessage('"id" must be a string or a 64-bit integer');
+  if (Number.isSafeInteger(value.id)) return undefined; // the common case: no BigInt made per request
   const exact = BigInt(idText);
   if (exact < I64_MIN || exact > I64_MAX) return Errors.invalidMessage('"id" must be a string or a 64-bit integer');
-  if (!Number.isSafeInteger(value.id)) (value as { id: unknown }).id = ids.alias(idText);
+  // Only a request is answered, which releases the alias (anything else is answered with id null, or not at all).
+  if ('method' in value && typeof value.method === 'string') (value as { id: unknown }).id = ids.alias(idText);
   return undefined;
 }
-
-/** ES2024's, in Node since 20; the project's lib is older. */
-const wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * Whether `value` (parsed from `text`) needs none of the above: the large-line path, which
  * takes it without them, leaves any other line to the ordinary path.
  */
 export function isLexicallyPlain(value: unknown, text: string): boolean {
-  if (text.includes('\\u') && !isWellFormedDeep(value)) return false;
+  if (hasLoneSurrogateEscape(text)) return false;
   if (value === null || typeof value !== 'object' || !('id' in value) || typeof value.id !== 'number') return true;
   const idText = idTextOf(text, value.id);
   return idText !== undefined && INTEGER_TEXT.test(idText) && Number.isSafeInteger(value.id);
 }
 
-/** Whether every string (and key) in `value` is well-formed UTF-16. */
-function isWellFormedDeep(value: unknown): boolean {
-  if (typeof value === 'string') return wellFormed(value);
-  if (value === null || typeof value !== 'object') return true;
-  if (Array.isArray(value)) return value.every(isWellFormedDeep);
-  return Object.entries(value).every(([key, member]) => wellFormed(key) && isWellFormedDeep(member));
+const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * Whether valid JSON `text` has a `\u` escape of a surrogate that is not one half of a pair
+ * (UTF-8 itself cannot carry one). A scan of the text: no walk of the parsed value, whose
+ * depth a line chooses.
+ */
+function hasLoneSurrogateEscape(text: string): boolean {
+  let pendingHigh = false;
+  let afterPendingHigh = -1;
+  for (let at = text.indexOf('\\u'); at !== -1; at = text.indexOf('\\u', at + 2)) {
+    let backslashes = 1;
+    while (text.charCodeAt(at - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) continue; // an escaped backslash, then a plain `u`
+    const unit = Number.parseInt(text.slice(at + 2, at + 6), 16);
+    if (pendingHigh && (at !== afterPendingHigh || !isLowSurrogate(unit))) return true;
+    if (pendingHigh) {
+      pendingHigh = false;
+      continue;
+    }
+    if (isLowSurrogate(unit)) return true;
+    pendingHigh = isHighSurrogate(unit);
+    afterPendingHigh = at + 6;
+  }
+  return pendingHigh;
 }
 
 /**

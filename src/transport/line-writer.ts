@@ -154,7 +154,8 @@ export class LineMessageWriter extends AbstractMessageWriter {
   /** `json` with an aliased id (the first member) put back as the client wrote it. */
   private withWireId(json: string, id: unknown): string {
     const text = this.ids?.textOf(id);
-    return text === undefined ? json : json.replace(JSON.stringify(id), text);
+    // A function, not the text itself: `$` in a replacement string is a pattern.
+    return text === undefined ? json : json.replace(JSON.stringify(id), () => text);
   }
 
   /**

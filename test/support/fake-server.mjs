@@ -124,6 +124,13 @@ const scenarios = {
     exited(processId, 2, 2);
     closed(processId, 3);
   },
+  'deep-notification'(id, processId) {
+    // A notification nested 20,000 deep, a \u escape inside, then the process ends as usual.
+    send({ id, result: { processId } });
+    process.stdout.write(`{"method":"x/deep","params":${'['.repeat(20_000)}"\\u0041"${']'.repeat(20_000)}}\n`);
+    exited(processId, 1, 0);
+    closed(processId, 2);
+  },
   pair(id, processId) {
     send({ id, result: { processId } });
   },
