@@ -87,6 +87,22 @@ describe('fs/copy of a wide directory', () => {
     expect(after).toEqual({ ...before, ...copied });
   });
 
+  it('merges into a directory holding many times more names than the source has, and into one with a FIFO', async () => {
+    const source = path.join(dir, 'few');
+    const destination = path.join(dir, 'crowded');
+    fs.mkdirSync(source);
+    fs.mkdirSync(destination);
+    for (let i = 0; i < 80; i++) fs.writeFileSync(path.join(source, `f${i}`), `new ${i}`);
+    for (let i = 0; i < 400; i++) fs.writeFileSync(path.join(destination, `other${i}`), 'kept');
+    for (let i = 0; i < 80; i += 2) fs.writeFileSync(path.join(destination, `f${i}`), 'old');
+    const before = snapshot(destination);
+    expect(await copy('few', 'crowded')).toEqual(expect.objectContaining({ result: {} }));
+    expect(snapshot(destination)).toEqual({ ...before, ...snapshot(source) });
+    fs.rmSync(path.join(destination, 'f79'));
+    execFileSync('mkfifo', [path.join(destination, 'f79')]);
+    expect((await copy('few', 'crowded')).error).toEqual({ code: -32600, message: expect.stringContaining('is not a file') });
+  });
+
   it('stops at a symlink in the way with EEXIST, the files of later batches not copied', async () => {
     const source = path.join(dir, 'into-link');
     const destination = path.join(dir, 'has-link');

@@ -2,12 +2,12 @@
  * `fs/copy` (PROTOCOL.md §4): a file, a symlink as a symlink, or a directory
  * merged into the destination, as the reference copies them.
  */
-import type { Dirent } from 'node:fs';
+import { constants, type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { systemError } from '../os-error.js';
-import { inBatches } from './side-by-side.js';
+import { inBatches, SIDE_BY_SIDE } from './side-by-side.js';
 import { childPath, direntsInOsOrder, type Empty, isUnknownType, mapped, waitsForOtherEnd } from './fs-operations.js';
 
 /** A path below the top of a copy: the bytes of the names as they are on disk (not every name is UTF-8). */
@@ -41,48 +41,82 @@ async function copySymlink(source: FsPath, destination: FsPath): Promise<void> {
 /**
  * Replaces a file that is there (through a symlink too), as the reference's
  * copy does. `mayExist` false: the destination's directory did not list the
- * name, so there is nothing to look at first.
+ * name, so the file is made without a look first, exclusively: a name that
+ * turned up since (a FIFO a job made) takes the careful way.
  */
 async function copyFile(source: FsPath, destination: FsPath, mayExist = true): Promise<void> {
-  const existing = mayExist ? await fs.stat(destination).catch(() => undefined) : undefined;
+  if (!mayExist) {
+    try {
+      return await copyFileAs(source, destination, 'new');
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+    }
+  }
+  const existing = await fs.stat(destination).catch(() => undefined);
   if (existing?.isDirectory()) throw systemError('EISDIR');
   // Its open would wait for a reader for ever, holding a thread of the pool (the reference hangs): refused.
   if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination.toString());
+  await copyFileAs(source, destination, existing);
+}
+
+/** The copy itself: `onto` is the file it replaces, 'new' for one that must not exist yet. */
+async function copyFileAs(source: FsPath, destination: FsPath, onto: Stats | undefined | 'new'): Promise<void> {
   const sourceStat = await fs.stat(source);
+  const exclusive = onto === 'new';
   // Copying a file onto itself leaves it untouched (the reference truncates it: Q7).
-  if (existing && existing.dev === sourceStat.dev && existing.ino === sourceStat.ino) return;
+  if (onto !== undefined && onto !== 'new' && onto.dev === sourceStat.dev && onto.ino === sourceStat.ino) return;
   if (sourceStat.size === 0) {
     // A file that says it is empty (/proc, /sys) may still have content, which the kernel's
     // copy (bounded by that size) would not see: read it to its end, as the reference does.
-    await fs.writeFile(destination, await fs.readFile(source), { mode: sourceStat.mode & 0o7777 });
+    await fs.writeFile(destination, await fs.readFile(source), { mode: sourceStat.mode & 0o7777, flag: exclusive ? 'wx' : 'w' });
     return;
   }
-  await fs.copyFile(source, destination);
+  await fs.copyFile(source, destination, exclusive ? constants.COPYFILE_EXCL : 0);
 }
 
-/**
- * Makes the destination directory, or takes the one that is there (a
- * symlink to one too); the names already in it, as latin1 keys (names are
- * bytes), so that a name not among them needs no look first: a miss costs
- * an error object, which costs more than the copy of a small file.
- */
-async function destinationDirectory(destination: FsPath, top: boolean, mayExist: boolean): Promise<Set<string>> {
-  const existing = mayExist ? await fs.stat(destination).catch(() => undefined) : undefined;
+/** Makes the destination directory, or takes the one that is there (a symlink to one too); true if made. */
+async function destinationDirectory(destination: FsPath, top: boolean, mayExist: boolean): Promise<boolean> {
+  if (!mayExist) {
+    // Not listed: made without a look first; a name that turned up since takes the careful way.
+    const made = await fs.mkdir(destination).then(
+      () => true,
+      (error: { code?: string }) => {
+        if (error.code !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    if (made) return true;
+  }
+  const existing = await fs.stat(destination).catch(() => undefined);
   // A symlink that leads nowhere (or round in a loop) is there all the same.
   const inTheWay = existing
     ? !existing.isDirectory()
-    : mayExist &&
-      (await fs.lstat(destination).then(
+    : await fs.lstat(destination).then(
         () => true,
         () => false,
-      ));
+      );
   if (inTheWay) throw systemError('EEXIST');
-  if (!existing) {
-    await fs.mkdir(destination, { recursive: top });
-    return new Set();
+  if (existing) return false;
+  await fs.mkdir(destination, { recursive: top });
+  return true;
+}
+
+/**
+ * The names in a destination that was there, as latin1 keys (names are
+ * bytes), so that a name not among them needs no look first (a miss costs
+ * an error object, more than the copy of a small file); undefined where a
+ * look per entry is cheaper: a few entries to copy, or a destination
+ * listing more than a few times as many.
+ */
+async function namesPresent(destination: FsPath, entries: number): Promise<Set<string> | undefined> {
+  if (entries <= SIDE_BY_SIDE) return undefined;
+  const names = new Set<string>();
+  const listing = await fs.opendir(destination, { encoding: 'buffer' as BufferEncoding, bufferSize: 128 });
+  for await (const dirent of listing as unknown as AsyncIterable<Dirent<Buffer>>) {
+    if (names.size > entries * 4) return undefined; // leaving the loop closes the listing
+    names.add(dirent.name.toString('latin1'));
   }
-  const names = await fs.readdir(destination, { encoding: 'buffer' });
-  return new Set(names.map((name) => name.toString('latin1')));
+  return names;
 }
 
 /** A readdir entry's type, looked up where the file system did not give it. */
@@ -103,14 +137,17 @@ async function typeOf(dirent: Dirent<Buffer>, from: FsPath): Promise<'file' | 'd
  * directories missing on its way, as the reference makes it.
  */
 async function copyDirectory(source: FsPath, destination: FsPath, top = false, mayExist = true): Promise<void> {
-  const present = await destinationDirectory(destination, top, mayExist);
+  const made = await destinationDirectory(destination, top, mayExist);
+  const dirents = await direntsInOsOrder(source);
+  const present = made ? new Set<string>() : await namesPresent(destination, dirents.length);
   await inBatches(
-    await direntsInOsOrder(source),
-    (dirent) => !dirent.isDirectory(),
+    dirents,
+    // A directory, or what may be one, alone: its copy is a tree of its own.
+    (dirent) => !dirent.isDirectory() && !isUnknownType(dirent),
     async (dirent) => {
       const from = childPath(source, dirent.name);
       const to = childPath(destination, dirent.name);
-      const there = present.has(dirent.name.toString('latin1'));
+      const there = present?.has(dirent.name.toString('latin1')) ?? true;
       const type = await typeOf(dirent, from);
       if (type === 'symlink') await copySymlink(from, to);
       else if (type === 'directory') await copyDirectory(from, to, false, there);
