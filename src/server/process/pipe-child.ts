@@ -65,12 +65,13 @@ async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Pr
     // The child has its copies (or failed): ours of its ends must go, or EOF never comes.
     for (const pipe of pipes ? stdioList(pipes) : []) closeQuietly(pipe.theirs);
   }
-  const streams = pipes ? socketsFor(pipes) : socketsOf(child);
   if (child.pid === undefined) {
-    for (const stream of [streams.stdin, streams.stdout, streams.stderr]) stream?.destroy();
+    // Before any stream is made of the child's stdio, which a spawn that failed (EMFILE) may not have.
+    for (const pipe of pipes ? stdioList(pipes) : []) closeQuietly(pipe.ours);
     // libuv knows synchronously that exec failed; Node tells us on the next tick.
     throw await new Promise<Error>((resolve) => child.once('error', resolve));
   }
+  const streams = pipes ? socketsFor(pipes) : socketsOf(child);
   child.on('error', () => undefined); // e.g. a kill after exit; the exit is reported below
   return {
     pid: child.pid,

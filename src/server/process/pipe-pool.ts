@@ -51,10 +51,12 @@ export class PipePool {
     try {
       const stdin = pipeStdin ? this.take('write', opened) : undefined;
       return { stdin, stdout: this.take('read', opened), stderr: this.take('read', opened) };
-    } catch {
-      // /proc would not open them (hidepid, a sandbox).
+    } catch (error) {
       for (const pipe of opened) closePipe(pipe);
-      return undefined;
+      // Out of descriptors: so would a socketpair be; the start fails with it (as the reference's).
+      const code = (error as { code?: string }).code;
+      if (code === 'EMFILE' || code === 'ENFILE') throw error;
+      return undefined; // /proc would not open them (hidepid, a sandbox)
     } finally {
       // The child sees EOF on stdin, and we on its output, only once the spawner has closed its copies: now, not batched.
       this.spawner.flushReleases();

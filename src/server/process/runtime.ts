@@ -145,7 +145,9 @@ export class ProcessRuntime {
   warnSocketpairs(): void {
     if (this.warnedSocketpairs) return;
     this.warnedSocketpairs = true;
-    process.stderr.write('exec-server: perl or /proc unavailable; pipe children get socketpairs, not pipes\n');
+    process.stderr.write(
+      'exec-server: the spawner made no pipes (perl or /proc unavailable, or out of descriptors); pipe children get socketpairs, not pipes\n',
+    );
   }
 
   /** Ends the guardian and the spawner once the owner's processes are gone. */
