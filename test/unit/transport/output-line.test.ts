@@ -165,4 +165,23 @@ describe('decodeOutputLine', () => {
       { numRuns: 150 },
     );
   });
+
+  it('leaves a chunk that is not canonical base64 to the checking path, which refuses it', () => {
+    const shaped = (chunk: string) =>
+      Buffer.from(`{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"${chunk}"}}`);
+    expect(decodeOutputLine(shaped('YWJj'))?.chunk).toEqual(Buffer.from('abc'));
+    for (const bad of ['YWJ', 'YW*j', 'YW-j', 'YW_j', 'YR==', 'YQ==YQ==', 'YW\\u0041j', 'YWJjé==='])
+      expect(decodeOutputLine(shaped(bad)), bad).toBeUndefined();
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.nat(), fc.integer({ min: 0, max: 255 }), (bytes, at, junk) => {
+        const base64 = Buffer.from(bytes).toString('base64');
+        const index = at % base64.length;
+        const mutated = `${base64.slice(0, index)}${String.fromCharCode(junk)}${base64.slice(index + 1)}`;
+        const decoded = decodeOutputLine(shaped(mutated));
+        // Either refused, or the mutation was itself canonical base64 of other bytes.
+        if (decoded) expect(decoded.chunk.toString('base64')).toBe(mutated);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
