@@ -44,12 +44,18 @@ beforeAll(async () => {
   file('counted/b.txt');
   execFileSync('mkfifo', [path.join(root, 'counted/a-fifo')]);
   fs.symlinkSync('nowhere', path.join(root, 'counted/0-dangling'));
+  // Beside the tree: entries the walk cannot look up (names that are not UTF-8) and ones it lists.
+  fs.mkdirSync(`${root}-errs`);
+  for (const name of ['bad1\xff', 'bad2\xff', 'bad3\xff']) fs.writeFileSync(Buffer.from(`${root}-errs/${name}`, 'latin1'), 'x');
+  fs.symlinkSync('nowhere', `${root}-errs/dangling`);
+  fs.writeFileSync(`${root}-errs/zfile`, 'x');
   servers = await contestants();
 });
 
 afterAll(async () => {
   await Promise.all(servers.map((contestant) => contestant.dispose()));
   fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(`${root}-errs`, { recursive: true, force: true });
 });
 
 const options = (overrides: Record<string, unknown> = {}) => ({
@@ -145,6 +151,14 @@ describe('fs/walk', () => {
       errors: [],
       truncated: false,
     });
+  });
+
+  it.each([1, 2, 3, 4, 5])('counts an entry it cannot look up against maxEntries %i, as an entry', async (maxEntries) => {
+    const answers = await ask({ path: uri(`${root}-errs`), options: options({ maxEntries }) });
+    if (hasReference) expect(answers.ours).toEqual(answers.reference);
+    const { entries, errors, truncated } = answers.ours as { entries: unknown[]; errors: unknown[]; truncated: boolean };
+    expect(entries.length + errors.length).toBe(Math.min(maxEntries, 4));
+    expect(truncated).toBe(maxEntries < 4);
   });
 
   it('refuses bad limits before looking at the path, with the reference texts', async () => {

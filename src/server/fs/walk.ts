@@ -140,17 +140,18 @@ export async function walk(root: string, options: WalkOptions): Promise<WalkResu
       return result;
     }
     for await (const [name, child, found] of classified(next.dir, entries, options.followDirectorySymlinks)) {
-      if (found instanceof Error) {
-        if (failed(child, found)) continue;
-        result.truncated = true;
-        return result;
-      }
       if (!found) continue;
+      // An entry that could not be looked up counts against maxEntries as an entry does (the reference's count).
       if (counted === options.maxEntries) {
         result.truncated = true;
         return result;
       }
       counted++;
+      if (found instanceof Error) {
+        if (failed(child, found)) continue;
+        result.truncated = true;
+        return result;
+      }
       if (found.kind === undefined) continue;
       if (!fits(child)) {
         result.truncated = true;
