@@ -140,9 +140,10 @@ export class FileHandles {
   async write(handleId: string, offset: number, bytes: Buffer): Promise<Record<string, never>> {
     if (bytes.length < 1 || bytes.length > MAX_BLOCK_BYTES) throw Errors.writeBlockLength(MAX_BLOCK_BYTES);
     if (BigInt(offset) + BigInt(bytes.length) > MAX_FILE_OFFSET) throw Errors.writeBlockRange();
-    // Node writes at the current position when given an inexact one: a rounded offset is refused.
-    if (offset > Number.MAX_SAFE_INTEGER) throw Errors.notExact('offset');
     const file = this.handle(handleId);
+    // Node writes at the current position when given an inexact one: a rounded offset is refused
+    // (after the handle is looked up, as the reference looks it up before it writes).
+    if (offset > Number.MAX_SAFE_INTEGER) throw Errors.notExact('offset');
     let written = 0;
     try {
       while (written < bytes.length) {
