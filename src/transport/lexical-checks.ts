@@ -14,15 +14,12 @@ const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 /** The fault in `value` (parsed from `text`), or undefined; an id beyond 2^53 becomes an alias in `ids`. */
 export function lexicalFault(value: unknown, text: string, ids: WireIds | undefined): ProtocolError | undefined {
   if (hasLoneSurrogateEscape(text)) return Errors.parseError('lone surrogate in a \\u escape');
-  if (ids === undefined || value === null || typeof value !== 'object' || !('id' in value) || typeof value.id !== 'number')
-    return undefined;
-  const idText = idTextOf(text, value.id);
-  if (idText === undefined || !INTEGER_TEXT.test(idText)) return Errors.invalidMessage('"id" must be a string or a 64-bit integer');
-  if (Number.isSafeInteger(value.id)) return undefined; // the common case: no BigInt made per request
-  const exact = BigInt(idText);
-  if (exact < I64_MIN || exact > I64_MAX) return Errors.invalidMessage('"id" must be a string or a 64-bit integer');
+  if (ids === undefined) return undefined;
+  const id = numericId(value, text);
+  if (id === 'invalid') return Errors.invalidMessage('"id" must be a string or a 64-bit integer');
   // Only a request is answered, which releases the alias (anything else is answered with id null, or not at all).
-  if ('method' in value && typeof value.method === 'string') (value as { id: unknown }).id = ids.alias(idText);
+  if (id !== undefined && 'method' in (value as object) && typeof (value as { method?: unknown }).method === 'string')
+    (value as { id: unknown }).id = ids.alias(id.beyondJs);
   return undefined;
 }
 
@@ -31,10 +28,20 @@ export function lexicalFault(value: unknown, text: string, ids: WireIds | undefi
  * takes it without them, leaves any other line to the ordinary path.
  */
 export function isLexicallyPlain(value: unknown, text: string): boolean {
-  if (hasLoneSurrogateEscape(text)) return false;
-  if (value === null || typeof value !== 'object' || !('id' in value) || typeof value.id !== 'number') return true;
+  return !hasLoneSurrogateEscape(text) && numericId(value, text) === undefined;
+}
+
+/**
+ * What a numeric id needs: nothing (undefined: no numeric id, or one a JS number holds
+ * exactly), `invalid` (its text is no i64 integer), or its text, where the number is beyond 2^53.
+ */
+function numericId(value: unknown, text: string): 'invalid' | { beyondJs: string } | undefined {
+  if (value === null || typeof value !== 'object' || !('id' in value) || typeof value.id !== 'number') return undefined;
   const idText = idTextOf(text, value.id);
-  return idText !== undefined && INTEGER_TEXT.test(idText) && Number.isSafeInteger(value.id);
+  if (idText === undefined || !INTEGER_TEXT.test(idText)) return 'invalid';
+  if (Number.isSafeInteger(value.id)) return undefined; // the common case: no BigInt made per request
+  const exact = BigInt(idText);
+  return exact < I64_MIN || exact > I64_MAX ? 'invalid' : { beyondJs: idText };
 }
 
 const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
