@@ -39,24 +39,32 @@ async function copySymlink(source: FsPath, destination: FsPath): Promise<void> {
 }
 
 /**
- * Replaces a file that is there (through a symlink too), as the reference's
- * copy does. `mayExist` false: the destination's directory did not list the
- * name, so the file is made without a look first, exclusively: a name that
- * turned up since (a FIFO a job made) takes the careful way.
+ * `made` for a name the destination's listing did not show (so it makes the
+ * name exclusively, with no look first), else `careful` if the name turned
+ * up since (EEXIST: a FIFO a job made, say).
  */
-async function copyFile(source: FsPath, destination: FsPath, mayExist = true): Promise<void> {
-  if (!mayExist) {
-    try {
-      return await copyFileAs(source, destination, 'new');
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'EEXIST') throw error;
-    }
+async function newElseCareful<T>(made: () => Promise<T>, careful: () => Promise<T>): Promise<T> {
+  try {
+    return await made();
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') throw error;
   }
-  const existing = await fs.stat(destination).catch(() => undefined);
-  if (existing?.isDirectory()) throw systemError('EISDIR');
-  // Its open would wait for a reader for ever, holding a thread of the pool (the reference hangs): refused.
-  if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination.toString());
-  await copyFileAs(source, destination, existing);
+  return careful();
+}
+
+/**
+ * Replaces a file that is there (through a symlink too), as the reference's
+ * copy does. `mayExist` false: the destination's directory did not list the name.
+ */
+function copyFile(source: FsPath, destination: FsPath, mayExist = true): Promise<void> {
+  const careful = async () => {
+    const existing = await fs.stat(destination).catch(() => undefined);
+    if (existing?.isDirectory()) throw systemError('EISDIR');
+    // Its open would wait for a reader for ever, holding a thread of the pool (the reference hangs): refused.
+    if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination.toString());
+    await copyFileAs(source, destination, existing);
+  };
+  return mayExist ? careful() : newElseCareful(() => copyFileAs(source, destination, 'new'), careful);
 }
 
 /** The copy itself: `onto` is the file it replaces, 'new' for one that must not exist yet. */
@@ -75,30 +83,26 @@ async function copyFileAs(source: FsPath, destination: FsPath, onto: Stats | und
 }
 
 /** Makes the destination directory, or takes the one that is there (a symlink to one too); true if made. */
-async function destinationDirectory(destination: FsPath, top: boolean, mayExist: boolean): Promise<boolean> {
-  if (!mayExist) {
-    // Not listed: made without a look first; a name that turned up since takes the careful way.
-    const made = await fs.mkdir(destination).then(
-      () => true,
-      (error: { code?: string }) => {
-        if (error.code !== 'EEXIST') throw error;
-        return false;
-      },
-    );
-    if (made) return true;
-  }
-  const existing = await fs.stat(destination).catch(() => undefined);
-  // A symlink that leads nowhere (or round in a loop) is there all the same.
-  const inTheWay = existing
-    ? !existing.isDirectory()
-    : await fs.lstat(destination).then(
-        () => true,
-        () => false,
-      );
-  if (inTheWay) throw systemError('EEXIST');
-  if (existing) return false;
-  await fs.mkdir(destination, { recursive: top });
-  return true;
+function destinationDirectory(destination: FsPath, top: boolean, mayExist: boolean): Promise<boolean> {
+  const careful = async () => {
+    const existing = await fs.stat(destination).catch(() => undefined);
+    // A symlink that leads nowhere (or round in a loop) is there all the same.
+    const inTheWay = existing
+      ? !existing.isDirectory()
+      : await fs.lstat(destination).then(
+          () => true,
+          () => false,
+        );
+    if (inTheWay) throw systemError('EEXIST');
+    if (existing) return false;
+    await fs.mkdir(destination, { recursive: top });
+    return true;
+  };
+  const make = async () => {
+    await fs.mkdir(destination);
+    return true;
+  };
+  return mayExist ? careful() : newElseCareful(make, careful);
 }
 
 /**
