@@ -232,6 +232,20 @@ describe('directories, metadata, remove, copy', () => {
       expect(await server.error('fs/remove', { path: root, sandbox })).toEqual(refused);
   });
 
+  it('never sends a removal of the root to another server: the reference carries it out', async () => {
+    const other = new ServerProcess([], process.env, undefined, ['cat', []]);
+    try {
+      for (const root of ['/', '//', '/tmp/..', 'file:///', 'file:///tmp/..'])
+        expect(() => other.send({ id: 1, method: 'fs/remove', params: { path: root } })).toThrow('not sent to a reference server');
+      other.send({ id: 2, method: 'fs/remove', params: { path: '/tmp/no-such-exec-server-path' } });
+      expect((await other.waitFor((m) => m.id === 2)).params.path).toBe('/tmp/no-such-exec-server-path');
+      expect(other.messages).toHaveLength(1);
+    } finally {
+      other.child.kill();
+      await other.exited;
+    }
+  });
+
   it('copies files, links and trees with the reference rules', async () => {
     fs.mkdirSync(at('src', 'sub'), { recursive: true });
     fs.writeFileSync(at('src', 'a'), 'A');

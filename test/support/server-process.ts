@@ -23,6 +23,8 @@ export class ServerProcess {
   readonly rawLines: string[] = [];
   stderr = '';
   private parts: string[] = [];
+  /** Another server (the reference): it removes `/` when asked, where ours refuses. */
+  private readonly isReference: boolean;
   /** Output bytes per process, counted from every `process/output` seen. */
   readonly outputBytes = new Map<string, number>();
   /** When false, `process/output` messages are counted but not kept (for floods). */
@@ -39,6 +41,7 @@ export class ServerProcess {
     program?: [string, string[]],
     cwd?: string,
   ) {
+    this.isReference = program !== undefined;
     const [file, argv] = program ?? [process.execPath, [CLI, ...args]];
     this.child = spawn(file, argv, { stdio: 'pipe', env, cwd, ...user });
     this.child.stdout.setEncoding('utf8');
@@ -101,6 +104,7 @@ export class ServerProcess {
   }
 
   send(message: Json): void {
+    if (this.isReference) refuseRootRemoval(message);
     this.sendLine(JSON.stringify(message));
   }
 
@@ -237,4 +241,14 @@ export class ServerPool {
   async disposeAll(): Promise<void> {
     for (const server of this.servers.splice(0)) await server.dispose();
   }
+}
+
+/**
+ * Throws before a removal of the root directory reaches a reference server: Codex's removes
+ * it recursively when asked (a probe that compared the two lost this machine's /etc).
+ */
+function refuseRootRemoval(message: Json): void {
+  if (message.method !== 'fs/remove' || typeof message.params?.path !== 'string') return;
+  const target = message.params.path.startsWith('file://') ? new URL(message.params.path).pathname : message.params.path;
+  if (path.resolve('/', target) === '/') throw new Error(`not sent to a reference server: fs/remove of ${message.params.path}`);
 }
