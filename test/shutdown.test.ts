@@ -114,6 +114,21 @@ describe('a signal ends the server even when a request is never answered', () =>
   });
 });
 
+describe('a signal ends the server even when the client reads nothing', () => {
+  it('exits 5 s after SIGTERM with its output pipe full, the flooding child killed', async () => {
+    const server = await started();
+    await server.start('flood', ['sh', '-c', 'yes stalled-client-flood']);
+    server.child.stdout.pause(); // from here the pipe fills, and the server's writes wait
+    expect(await waitFound('stalled-client-flood', 'yes')).not.toHaveLength(0);
+    const sentAt = Date.now();
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    expect(code).toBe(0);
+    expect(Date.now() - sentAt).toBeLessThan(9000);
+    expect(await waitDead(findByCmdline('stalled-client-flood', 'yes'))).toEqual([]);
+  }, 20_000);
+});
+
 describe('process trees die with their process', () => {
   it('terminate kills the whole group, grandchildren included', async () => {
     const server = await started();

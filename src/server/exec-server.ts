@@ -173,7 +173,12 @@ export class ExecServer {
     this.session.releaseWaiters();
     this.reader.stop();
     this.drainDeadline = setTimeout(() => {
-      if (this.shuttingDown) return;
+      if (this.shuttingDown) {
+        // Still writing what is left: a client that stopped reading must not keep the server alive.
+        this.logger.warn(`output not flushed ${SIGNAL_DRAIN_MS} ms after ${signal}: ending`);
+        this.endNow();
+        return;
+      }
       this.logger.warn(`${this.requestsRead - this.responsesWritten} requests unanswered ${SIGNAL_DRAIN_MS} ms after ${signal}: ending`);
       void this.shutdown();
     }, SIGNAL_DRAIN_MS);
