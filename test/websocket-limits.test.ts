@@ -5,6 +5,7 @@
  * shutdown says so to each peer (1001) and is not held up by an HTTP
  * request left half sent.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -74,5 +75,28 @@ describe('a WebSocket listener facing a peer that does not play along', () => {
       half.destroy();
       await listener.stop();
     }
+  });
+
+  it('serves on when the launcher closed stdout before the URL could be printed there', async () => {
+    const child = spawn(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /listening on (ws:\/\/\S+)/.exec(stderr);
+        if (found && stderr.includes('cannot print the URL')) resolve(found[1]!);
+      });
+      void exited.then(() => reject(new Error(`exited: ${stderr}`)));
+    });
+    try {
+      const rpc = await WsRpc.open(url);
+      expect(await rpc.initialize()).toBeDefined();
+      await rpc.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });

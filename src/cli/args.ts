@@ -154,8 +154,9 @@ function integerIn(
 }
 
 function tokenHash(values: Values): Buffer | undefined {
+  // Given, even empty: an empty value is a mistake to name, not an absent flag.
   if (values['ws-auth'] === undefined) {
-    if (values['ws-token-file'] || values['ws-token-sha256'])
+    if (values['ws-token-file'] !== undefined || values['ws-token-sha256'] !== undefined)
       throw new UsageError('--ws-token-file and --ws-token-sha256 need --ws-auth capability-token');
     return undefined;
   }

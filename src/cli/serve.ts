@@ -61,6 +61,8 @@ async function serveWebSocket(options: WebSocketCli, server: ServerFlags, runtim
     process.exit(1);
   }
   // The URL alone on stdout, as Codex's listener prints it (a launcher reads it there); stdout carries nothing else here.
+  // A launcher that closed its end gets no URL; the listener serves on all the same (no crash on EPIPE).
+  process.stdout.on('error', (error) => process.stderr.write(`exec-server: cannot print the URL on stdout: ${error.message}\n`));
   process.stdout.write(`${listener.url}\n`);
   process.stderr.write(`exec-server: listening on ${listener.url}\n`);
   for (const warning of options.warnings) process.stderr.write(`exec-server: warning: ${warning}\n`);

@@ -24,6 +24,14 @@ describe('parseCli', () => {
     expect(parseCli(['--log-level', 'debug'], { EXEC_SERVER_LOG: 'loud' }).logLevel).toBe('debug');
   });
 
+  it('refuses an empty token flag instead of taking it for an absent one', () => {
+    const listen = ['--listen', 'ws://127.0.0.1:0'];
+    for (const empty of [['--ws-token-file='], ['--ws-token-sha256=']])
+      expect(() => parseCli([...listen, ...empty], {}), empty[0]).toThrow('need --ws-auth capability-token');
+    expect(() => parseCli([...listen, '--ws-auth=capability-token', '--ws-token-file='], {})).toThrow(UsageError);
+    expect(() => parseCli([...listen, '--ws-auth=capability-token', '--ws-token-sha256='], {})).toThrow('expected 64 hexadecimal digits');
+  });
+
   it('takes numbers as plain decimal digits only, within their bounds', () => {
     for (const bad of ['', ' 5 ', '0x10', '1e3', '0b1', '-1', '1.5', '99999999999999999999'])
       for (const flag of ['--retention-ms', '--max-line-bytes', '--answer-budget-bytes'])
