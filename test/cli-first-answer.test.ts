@@ -4,12 +4,13 @@
  * the server must take the request over as if it had answered it, and every
  * other first line must reach the server as it came.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerProcess } from './support/server-process.js';
+import { CLI, ServerProcess } from './support/server-process.js';
 
 const EARLY = 'initialize answered before the server was loaded';
 const DEBUG = ['--log-level', 'debug'];
@@ -186,5 +187,18 @@ describe('the CLI answers a first-line initialize itself', () => {
     server.child.stdin.write(initialize({ clientName: 'c' }));
     expect(await server.close()).toEqual({ code: 0, signal: null });
     expect(server.stderr).not.toContain(EARLY);
+  });
+});
+
+describe('--help and --version', () => {
+  it('print on stdout and exit 0, whatever EXEC_SERVER_LOG says', () => {
+    const run = (flag: string) =>
+      spawnSync(process.execPath, [CLI, flag], { env: { ...process.env, EXEC_SERVER_LOG: 'loud' }, encoding: 'utf8' });
+    const version = run('--version');
+    expect(version.status).toBe(0);
+    expect(version.stdout).toMatch(/^exec-server \d+\.\d+\.\d+\n$/);
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: exec-server/);
   });
 });

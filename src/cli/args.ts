@@ -66,7 +66,7 @@ export class UsageError extends Error {}
 function cliOptions(env: NodeJS.ProcessEnv) {
   return {
     listen: { type: 'string', default: 'stdio' },
-    'log-level': { type: 'string', default: env.EXEC_SERVER_LOG ?? 'warn' },
+    'log-level': { type: 'string', default: env.EXEC_SERVER_LOG || 'warn' }, // set but empty: unset
     'max-line-bytes': { type: 'string', default: String(DEFAULT_MAX_LINE_BYTES) },
     'answer-budget-bytes': { type: 'string', default: String(ANSWER_BUDGET_BYTES) },
     'retention-ms': { type: 'string' },
@@ -107,7 +107,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (stdio) refuseWebSocketFlags(values);
   const webSocket = stdio ? undefined : webSocketOptions(values);
   const level = values['log-level']!;
-  if (!isLogLevel(level)) {
+  // --help and --version print and exit whatever the log level says.
+  if (!isLogLevel(level) && !values.help && !values.version) {
     // Without the flag, the level came from the environment: name what the user set.
     const source = argv.some((arg) => arg === '--log-level' || arg.startsWith('--log-level=')) ? '--log-level' : 'EXEC_SERVER_LOG';
     throw new UsageError(`${source}: expected error, warn, info or debug, got "${level}"`);
@@ -116,7 +117,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const answerBudgetBytes = integerIn(values, 'answer-budget-bytes', 1, Number.MAX_SAFE_INTEGER);
   const retentionMs = values['retention-ms'] === undefined ? undefined : integerIn(values, 'retention-ms', 0, MAX_TIMER_MS);
   const { help, version, bwrap } = values;
-  return { help: help!, version: version!, logLevel: level, maxLineBytes, answerBudgetBytes, retentionMs, bwrap, webSocket };
+  return {
+    help: help!,
+    version: version!,
+    logLevel: isLogLevel(level) ? level : 'warn',
+    maxLineBytes,
+    answerBudgetBytes,
+    retentionMs,
+    bwrap,
+    webSocket,
+  };
 }
 
 type Values = ReturnType<typeof parseCliArgs>['values'];

@@ -38,8 +38,9 @@ function flags(): CliOptions | undefined {
     process.stderr.write(`exec-server: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
-  if (options.help) process.stderr.write(USAGE);
-  else if (options.version) process.stderr.write(`exec-server ${executorVersion()}\n`);
+  // On stdout, where scripts look for them: the server is not serving here.
+  if (options.help) process.stdout.write(USAGE);
+  else if (options.version) process.stdout.write(`exec-server ${executorVersion()}\n`);
   else return options;
   return undefined;
 }

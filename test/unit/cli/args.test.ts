@@ -22,6 +22,10 @@ describe('parseCli', () => {
     expect(() => parseCli([], { EXEC_SERVER_LOG: 'loud' })).toThrow('EXEC_SERVER_LOG: expected error, warn, info or debug, got "loud"');
     expect(() => parseCli(['--log-level=loud'], {})).toThrow('--log-level: expected error, warn, info or debug, got "loud"');
     expect(parseCli(['--log-level', 'debug'], { EXEC_SERVER_LOG: 'loud' }).logLevel).toBe('debug');
+    // Set but empty is unset; --help and --version answer whatever the variable says.
+    expect(parseCli([], { EXEC_SERVER_LOG: '' }).logLevel).toBe('warn');
+    expect(parseCli(['--help'], { EXEC_SERVER_LOG: 'loud' })).toMatchObject({ help: true, logLevel: 'warn' });
+    expect(parseCli(['--version'], { EXEC_SERVER_LOG: 'loud' })).toMatchObject({ version: true });
   });
 
   it('refuses an empty token flag instead of taking it for an absent one', () => {
