@@ -96,7 +96,7 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
   /** Routes a notification's event; out-of-order events wait for their turn. */
   receive(event: Exclude<ProcessEvent, { type: 'failed' }>): void {
     if (this.finished) return;
-    const fault = this.seqRules.fault(event, (seq) => this.orderer.has(seq));
+    const fault = this.seqRules.fault(event, this.orderer);
     if (fault) {
       this.fail(`exec-server broke the seq rules of process ${this.processId}: ${fault}`);
       return;

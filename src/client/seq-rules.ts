@@ -15,16 +15,16 @@ export class SeqRules {
     return this.ends.exited !== undefined;
   }
 
-  /** What is wrong with `event` (`taken`: whether an earlier event has this seq), or undefined. */
-  fault({ type, seq }: Sequenced, taken: (seq: number) => boolean): string | undefined {
+  /** What is wrong with `event` (`seen`: the seqs earlier events have), or undefined; it runs per event. */
+  fault({ type, seq }: Sequenced, seen: { has(seq: number): boolean }): string | undefined {
     if (type === 'output') {
-      const owner = (['exited', 'closed'] as const).find((end) => this.ends[end] === seq);
+      const owner = this.ends.exited === seq ? 'exited' : this.ends.closed === seq ? 'closed' : undefined;
       return owner ? `output came with seq ${seq}, which ${owner} has` : undefined;
     }
     const earlier = this.ends[type];
     if (earlier === seq) return undefined; // the same event again (a resume reads again what it had)
     if (earlier !== undefined) return `${type} came twice, with seq ${earlier} and ${seq}`;
-    if (taken(seq)) return `${type} came with seq ${seq}, which an earlier event has`;
+    if (seen.has(seq)) return `${type} came with seq ${seq}, which an earlier event has`;
     this.ends[type] = seq;
     return undefined;
   }

@@ -20,6 +20,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const UNDERSCORE = 0x5f;
+/** Symbols Buffer's decoder takes that standard base64 has not (made once: this runs per output line). */
+const URL_SAFE = [MINUS, UNDERSCORE];
 
 export interface OutputLine {
   processId: string;
@@ -112,7 +114,7 @@ function canonicalChunk(line: Buffer, start: number, end: number): Buffer | unde
   if (length % 4 !== 0) return undefined;
   const text = line.toString('latin1', start, end);
   if (length > 0 && lastSymbolError(text.slice(-4)) !== undefined) return undefined;
-  for (const urlSafe of [MINUS, UNDERSCORE]) {
+  for (const urlSafe of URL_SAFE) {
     const at = line.indexOf(urlSafe, start);
     if (at !== -1 && at < end) return undefined;
   }
