@@ -84,14 +84,23 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     const own = new CommandSessions(executor, { env: ENV, cwd: dir }); // ids from 1
     try {
       const opening = own.exec({ input: ['sh', '-c', 'echo OPENING; touch started; exec cat'], timeoutMs: 1000 });
-      // The process runs, and the opening call is still collecting: a call on id 1 now must wait its turn.
+      // A call on id 1 while the process is still starting, and one while the opening call collects: both wait their turn.
+      const early = own.exec({ sessionId: 1, input: ['EARLY\n'], timeoutMs: 300 });
       await vi.waitFor(() => expect(fs.existsSync(path.join(dir, 'started'))).toBe(true), { timeout: 5000, interval: 10 });
       const next = own.exec({ sessionId: 1, input: ['NEXT\n'], timeoutMs: 500 });
-      const [first, second] = await Promise.all([opening, next]);
+      const [first, second, third] = await Promise.all([opening, early, next]);
       expect(first).toMatchObject({ sessionId: 1 });
       expect(first.output).toContain('OPENING');
-      expect(second.output).toContain('NEXT');
+      expect(first.output).not.toContain('EARLY');
+      expect(second.output).toContain('EARLY');
       expect(second.output).not.toContain('OPENING');
+      expect(third.output).toContain('NEXT');
+      expect(third.output).not.toContain('EARLY');
+      // A call on the id of a session whose start fails waits for the failure, then finds the id unknown.
+      const failing = own.exec({ input: [path.join(dir, 'no-such-command')] });
+      const onFailing = own.exec({ sessionId: 2, input: ['x'] });
+      await expect(failing).rejects.toThrow();
+      await expect(onFailing).rejects.toThrow('unknown session id 2');
     } finally {
       await own.close();
       fs.rmSync(dir, { recursive: true, force: true });

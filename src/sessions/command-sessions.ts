@@ -104,9 +104,18 @@ export class CommandSessions {
     const [timeoutMs, warning] = clampTimeout(request.timeoutMs);
     const { sessionId, input } = request;
     if (sessionId === undefined) {
-      const [id, session] = await this.opening.track(this.open(input));
-      // The opening call takes the first turn: a call on the new id waits for it.
-      const opening = this.collect(id, session, timeoutMs, warning);
+      if (input.length === 0) throw new CommandSessionError('missingCommandLine', 'missing command line');
+      // The id is taken now and the opening call takes the first turn: a call on the id, even one made
+      // while the process is still starting, waits for it (and finds the id unknown if the start fails).
+      const id = this.nextId++;
+      const session: Session = {
+        processId: randomUuid(),
+        output: new SessionOutput(OUTPUT_MAX_BYTES),
+        turn: Promise.resolve(),
+        closed: false,
+      };
+      this.sessions.set(id, session);
+      const opening = this.opening.track(this.open(id, session, input)).then(() => this.collect(id, session, timeoutMs, warning));
       session.turn = opening.catch(() => undefined);
       return opening;
     }
@@ -134,16 +143,13 @@ export class CommandSessions {
     return { sessionId: id, output };
   }
 
-  private async open(argv: string[]): Promise<[number, Session]> {
-    if (argv.length === 0) throw new CommandSessionError('missingCommandLine', 'missing command line');
-    const session: Session = {
-      processId: randomUuid(),
-      output: new SessionOutput(OUTPUT_MAX_BYTES),
-      turn: Promise.resolve(),
-      closed: false,
-    };
+  private async open(id: number, session: Session, argv: string[]): Promise<void> {
     // Registered first: output may arrive before start() resolves.
     this.byProcess.set(session.processId, session);
+    const forget = () => {
+      this.byProcess.delete(session.processId);
+      this.sessions.delete(id);
+    };
     try {
       await this.executor.start({
         processId: session.processId,
@@ -153,18 +159,15 @@ export class CommandSessions {
         tty: true,
       });
     } catch (error) {
-      this.byProcess.delete(session.processId);
+      forget();
       throw error;
     }
     if (this.closing) {
       // close() ran while it started: it goes the way of the others, and this call fails as a later one would.
-      this.byProcess.delete(session.processId);
+      forget();
       await this.executor.terminate(session.processId).catch(() => false);
       throw closedError();
     }
-    const id = this.nextId++;
-    this.sessions.set(id, session);
-    return [id, session];
   }
 
   private async resume(id: number, input: string[]): Promise<[number, Session]> {
