@@ -6,10 +6,10 @@
  * Each goes through as an alias, a string no client sends, and the writer
  * puts the id back as it came.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../protocol/random-ids.js';
 
 export class WireIds {
-  private readonly prefix = `\u0000id-${randomUUID()}-`;
+  private readonly prefix = `\u0000id-${randomUuid()}-`;
   private next = 0;
   /** Alias → the id's JSON text as it came. */
   private readonly texts = new Map<string, string>();
