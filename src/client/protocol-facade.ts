@@ -83,7 +83,7 @@ export abstract class ProtocolFacade {
     return {
       ...info,
       cwd: native(info.cwd),
-      userHomeDir: native(info.userHomeDir),
+      ...(info.userHomeDir === undefined ? {} : { userHomeDir: native(info.userHomeDir) }),
       tempDir: native(info.tempDir),
       ...(info.temporaryDirectories ? { temporaryDirectories: info.temporaryDirectories.map(native) } : {}),
     };

@@ -26,8 +26,8 @@ function build() {
     /** A native path (generation 1) or a `file://` URI (generation 2); the client's `environmentInfo()` gives native paths. */
     cwd: z.string(),
     executorVersion: z.string(),
-    /** `file://` URIs. */
-    userHomeDir: z.string(),
+    /** `file://` URIs; no `userHomeDir` when the server's `HOME` is a relative path (Codex's servers leave it out too). */
+    userHomeDir: z.optional(z.string()),
     platformOs: z.string(),
     tempDir: z.string(),
     /** Generation 2 clients decide from these what they may send. */

@@ -33,6 +33,21 @@ function shellPath(): string {
   return '/bin/sh';
 }
 
+/**
+ * The user's home as Codex reports it: `HOME` when absolute (normalized), the passwd entry's when
+ * `HOME` is unset or empty, and none when `HOME` is relative (a path under our cwd would be a guess).
+ */
+function userHome(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const home = env.HOME;
+  if (home) return path.isAbsolute(home) ? path.resolve(home) : undefined;
+  try {
+    const fromPasswd = os.userInfo().homedir;
+    return path.isAbsolute(fromPasswd) ? path.resolve(fromPasswd) : undefined;
+  } catch {
+    return undefined; // no passwd entry for this uid
+  }
+}
+
 /** Our package version. */
 export const executorVersion = packageVersion;
 
@@ -68,15 +83,16 @@ export interface SandboxSupport {
 export function environmentInfo(generation: Generation, sandbox: SandboxSupport): EnvironmentInfoResult {
   const shell = shellPath();
   const cwd = process.cwd();
+  const home = userHome();
   return {
     shell: { name: path.basename(shell), path: shell },
     cwd: generation === 2 ? pathToFileUri(cwd) : cwd,
     platform: process.platform,
     arch: process.arch,
-    homeDir: os.homedir(),
+    homeDir: home ?? os.homedir(),
     pid: process.pid,
     executorVersion: executorVersion(),
-    userHomeDir: pathToFileUri(os.homedir()),
+    ...(home === undefined ? {} : { userHomeDir: pathToFileUri(home) }),
     platformOs: process.platform,
     tempDir: pathToFileUri(os.tmpdir()),
     capabilities: { ...CAPABILITIES },
