@@ -4,6 +4,7 @@
  * network, a PTY shell, and a terminated tree. The policy is the one Codex
  * 0.169 sends for `--sandbox workspace-write` (PROTOCOL-V2.md appendix).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findBwrap } from '../src/server/sandbox/bwrap.js';
 import { waitDead, waitFound } from './support/proc.js';
 import { managedPolicy, special, workspaceWrite } from './support/sandbox-policy.js';
-import { BASE_ENV, ServerProcess } from './support/server-process.js';
+import { BASE_ENV, CLI, ServerProcess } from './support/server-process.js';
 
 const hasBwrap = findBwrap(undefined) !== undefined;
 let workspace: string;
@@ -234,7 +235,7 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
   });
 
   it('answers -32603 when bwrap is missing, instead of running unconfined', async () => {
-    const noBwrap = await ServerProcess.started(['--bwrap', '/nonexistent/bwrap']);
+    const noBwrap = await ServerProcess.started([], { ...process.env, PATH: '/nonexistent' });
     servers.push(noBwrap);
     const error = await noBwrap.error('process/start', {
       processId: 'x',
@@ -252,5 +253,22 @@ describe.skipIf(!hasBwrap)('sandboxed processes (bwrap)', () => {
     expect(initialized.result.environmentInfo.sandbox).toEqual(unavailable);
     expect((await noBwrap.request('environment/info', {})).sandbox).toEqual(unavailable);
     expect((await server.request('environment/info', {})).sandbox).toEqual({ available: true, type: 'linuxSeccomp' });
+  });
+
+  it('refuses to start with a --bwrap that is not an executable file, and names it once it is gone', async () => {
+    const refused = spawnSync(process.execPath, [CLI, '--bwrap', '/nonexistent/bwrap'], { encoding: 'utf8', input: '' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('--bwrap: /nonexistent/bwrap is not an executable file');
+    const bwrap = path.join(workspace, 'given-bwrap');
+    fs.copyFileSync(findBwrap(undefined)!, bwrap);
+    fs.chmodSync(bwrap, 0o755);
+    const own = await ServerProcess.started(['--bwrap', bwrap]);
+    servers.push(own);
+    fs.rmSync(bwrap);
+    const message = `sandbox unavailable: --bwrap ${bwrap} is not an executable file`;
+    const start = { processId: 'x', argv: ['touch', `${outside}/unconfined`], cwd: workspace, env: BASE_ENV, tty: false };
+    expect(await own.error('process/start', { ...start, sandbox: workspaceWrite(workspace) })).toEqual({ code: -32603, message });
+    expect(fs.existsSync(path.join(outside, 'unconfined'))).toBe(false);
+    expect((await own.request('environment/info', {})).sandbox).toEqual({ available: false, type: 'linuxSeccomp', reason: message });
   });
 });

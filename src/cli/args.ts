@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ANSWER_BUDGET_BYTES, DEFAULT_DETACHED_TTL_MS, DEFAULT_MAX_LINE_BYTES, RETENTION_AFTER_CLOSE_MS } from '../protocol/defaults.js';
 import { isLogLevel, type LogLevel } from '../server/logger.js';
+import { isExecutableFile } from '../server/sandbox/bwrap.js';
 import { isLoopback } from './loopback.js';
 
 const MIN_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -117,6 +118,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const answerBudgetBytes = integerIn(values, 'answer-budget-bytes', 1, Number.MAX_SAFE_INTEGER);
   const retentionMs = values['retention-ms'] === undefined ? undefined : integerIn(values, 'retention-ms', 0, MAX_TIMER_MS);
   const { help, version, bwrap } = values;
+  // A mistyped --bwrap would otherwise show only as every sandboxed start refused.
+  if (bwrap !== undefined && !help && !version && !isExecutableFile(bwrap))
+    throw new UsageError(`--bwrap: ${bwrap} is not an executable file`);
   return {
     help: help!,
     version: version!,

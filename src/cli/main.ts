@@ -51,7 +51,7 @@ function answerFirstLine(
   bwraps: Handover['bwraps'],
   bwrap: string | undefined,
 ): Pick<Handover, 'read' | 'answered' | 'unwritten'> {
-  const early = read.line && answerInitialize(read.line, () => sandboxSupport(bwraps.find(bwrap)));
+  const early = read.line && answerInitialize(read.line, () => sandboxSupport(bwraps.find(bwrap), bwrap));
   if (!read.line || !early) return { read };
   const answer = Buffer.from(early.answer);
   const unwritten = writeNow(1, answer);

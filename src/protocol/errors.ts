@@ -113,6 +113,8 @@ export const Errors = {
   missingWriteId: () => invalidParams('missing field `writeId`'),
   nullWriteId: () => invalidParams('writeId: invalid type: null, expected a string'),
   sandboxUnavailable: () => internal('sandbox unavailable: bwrap not found (install bubblewrap)'),
+  /** The bwrap the server was started with (`--bwrap`) is gone or was replaced by something it cannot run. */
+  givenBwrapUnusable: (given: string) => internal(`sandbox unavailable: --bwrap ${given} is not an executable file`),
   fileTooLarge: (limit: number) => invalidRequest(`file is too large to read: limit is ${limit} bytes`),
   writeFileBase64: (detail: string) => invalidRequest(`fs/writeFile requires valid base64 dataBase64: ${detail}`),
   copyDirectoryNeedsRecursive: () => invalidRequest('fs/copy requires recursive: true when sourcePath is a directory'),

@@ -97,7 +97,7 @@ export class ServerSession {
       lifecycle: this.lifecycle,
       attach: (resumeSessionId) => this.attach(resumeSessionId),
       processes: () => this.attachedProcesses(),
-      sandboxSupport: () => sandboxSupport(options.runtime.bwraps.find(options.bwrap)),
+      sandboxSupport: () => sandboxSupport(options.runtime.bwraps.find(options.bwrap), options.bwrap),
       http: this.http,
       files: this.files,
       answers: this.answers,

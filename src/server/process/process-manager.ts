@@ -9,7 +9,7 @@ import type { ProcessReadResult, WriteStatus } from '../../protocol/types.js';
 import { spawnError } from '../os-error.js';
 import type { Child, SpawnRequest } from './child.js';
 import { refuseUnsupported } from '../unsupported-requests.js';
-import { confined } from '../sandbox/bwrap.js';
+import { bwrapMissing, confined } from '../sandbox/bwrap.js';
 import { confinementOf } from '../sandbox/policy.js';
 import type { HeldConfinement } from '../sandbox/synthetic-mounts.js';
 import { buildEnvironment, loginShell, sortedByName } from './env-policy.js';
@@ -106,7 +106,7 @@ export class ProcessManager {
     const confinement = confinementOf(sandbox, request.env.TMPDIR ?? this.serverEnv.TMPDIR, findBwrap);
     if (!confinement) return { request };
     const bwrap = findBwrap();
-    if (!bwrap) throw Errors.sandboxUnavailable(); // never run unconfined
+    if (!bwrap) throw bwrapMissing(this.bwrapPath); // never run unconfined
     const held = this.runtime.syntheticMounts.hold(confinement);
     try {
       return { request: confined(request, held.confinement, bwrap, tty), held };

@@ -22,7 +22,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Errors } from '../../protocol/errors.js';
+import { Errors, type ProtocolError } from '../../protocol/errors.js';
 import type { SandboxSupport } from '../environment-info.js';
 import type { SpawnRequest } from '../process/child.js';
 import { perlExec } from '../process/perl.js';
@@ -159,9 +159,17 @@ export function confined(request: SpawnRequest, confinement: Confinement, bwrap:
   return { ...request, program: bwrap, file: bwrap, argv0: bwrap, args, env: carried };
 }
 
-/** Whether a sandboxed start can be confined here, given the bwrap found for it now (it may be installed meanwhile). */
-export function sandboxSupport(bwrap: string | undefined): SandboxSupport {
+/** Why no sandbox can be had: no bwrap on PATH, or the one given with `--bwrap` (`given`) is not there to run. */
+export function bwrapMissing(given: string | undefined): ProtocolError {
+  return given === undefined ? Errors.sandboxUnavailable() : Errors.givenBwrapUnusable(given);
+}
+
+/**
+ * Whether a sandboxed start can be confined here, given the bwrap found for it now (it may be installed
+ * meanwhile) and the one the server was given, if any.
+ */
+export function sandboxSupport(bwrap: string | undefined, given: string | undefined): SandboxSupport {
   return bwrap
     ? { available: true, type: 'linuxSeccomp' }
-    : { available: false, type: 'linuxSeccomp', reason: Errors.sandboxUnavailable().message };
+    : { available: false, type: 'linuxSeccomp', reason: bwrapMissing(given).message };
 }

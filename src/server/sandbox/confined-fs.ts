@@ -13,7 +13,7 @@ import { packageFile } from '../../package/files.js';
 import { Errors, ProtocolError } from '../../protocol/errors.js';
 import { perlExec } from '../process/perl.js';
 import type { ProcessRuntime } from '../process/runtime.js';
-import { bwrapArgs } from './bwrap.js';
+import { bwrapArgs, bwrapMissing } from './bwrap.js';
 import { type Confinement, confinementOf } from './policy.js';
 
 /** The helper, as tsc builds it (the bundled CLI runs it from there too). */
@@ -52,7 +52,7 @@ export class FsSandbox {
   /** Runs `op` in the helper under `confinement`; its result, or its error as a `ProtocolError`. */
   run<T>(confinement: Confinement, op: ConfinedOp, params: object, data?: Buffer): Promise<T> {
     const bwrap = this.runtime.bwraps.find(this.bwrapPath);
-    if (!bwrap) return Promise.reject(Errors.sandboxUnavailable());
+    if (!bwrap) return Promise.reject(bwrapMissing(this.bwrapPath));
     const held = this.runtime.syntheticMounts.hold(confinement);
     const args = [...bwrapArgs(held.confinement, '/', false), process.execPath, HELPER(), op, JSON.stringify(params)];
     this.runtime.prepare();
