@@ -33,45 +33,70 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     await executor.close();
   });
 
+  /**
+   * An interactive bash that has run a command: the windows of later calls then hold their own
+   * command's time only, not bash's start (seconds on a loaded machine).
+   */
   const shell = async () => {
-    const opened = await sessions.exec({ input: ['bash', '--norc', '--noprofile', '-i'], timeoutMs: 1000 });
+    const opened = await sessions.exec({ input: ['bash', '--norc', '--noprofile', '-i'], timeoutMs: 100 });
     expect(opened.sessionId).toBeTypeOf('number');
-    return opened.sessionId!;
+    const id = opened.sessionId!;
+    let seen = (await sessions.exec({ sessionId: id, input: ['echo READY-$((6*7))\n'], timeoutMs: 100 })).output;
+    const deadline = Date.now() + 20_000;
+    while (!seen.includes('READY-42')) {
+      if (Date.now() > deadline) throw new Error(`bash not ready in 20 s: ${JSON.stringify(seen)}`);
+      seen += (await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 })).output;
+    }
+    return id;
+  };
+
+  /** Windows for output that must come within one call: long enough for a loaded machine; the tests wait side by side. */
+  const WINDOW_MS = 3000;
+
+  /** Writes `input` to session `id`, then collects in short calls until the output matches `pattern` (20 s at most). */
+  const until = async (id: number, input: string, pattern: RegExp) => {
+    let output = (await sessions.exec({ sessionId: id, input: [input], timeoutMs: 100 })).output;
+    const deadline = Date.now() + 20_000;
+    while (!pattern.test(output) && Date.now() < deadline)
+      output += (await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 })).output;
+    return output;
   };
 
   // Each of these waits out its calls' timeouts in a shell of its own: they wait side by side.
   it.concurrent('keeps a session across calls', async ({ expect }) => {
     const id = await shell();
-    await sessions.exec({ sessionId: id, input: ['export', 'CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
-    const out = await sessions.exec({ sessionId: id, input: ['echo $CODEX_INTERACTIVE_SHELL_VAR\n'], timeoutMs: 800 });
-    expect(out.output).toContain('codex');
-    expect(out.sessionId).toBe(id);
+    const exported = await sessions.exec({ sessionId: id, input: ['export', 'CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 10 });
+    expect(exported.sessionId).toBe(id);
+    expect(await until(id, 'echo "[$CODEX_INTERACTIVE_SHELL_VAR]"\n', /\[codex\]/)).toContain('[codex]');
   });
 
   it.concurrent('keeps sessions independent', async ({ expect }) => {
     const a = await shell();
     const b = await shell();
-    await sessions.exec({ sessionId: a, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
-    const fromB = await sessions.exec({ sessionId: b, input: ['echo "[$CODEX_INTERACTIVE_SHELL_VAR]"\n'], timeoutMs: 800 });
-    expect(fromB.output).toContain('[]');
-    const fromA = await sessions.exec({ sessionId: a, input: ['echo "[$CODEX_INTERACTIVE_SHELL_VAR]"\n'], timeoutMs: 800 });
-    expect(fromA.output).toContain('[codex]');
+    await sessions.exec({ sessionId: a, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 10 });
+    const fromA = await until(a, 'echo "[$CODEX_INTERACTIVE_SHELL_VAR]"\n', /\[codex\]/);
+    expect(fromA).toContain('[codex]');
+    const fromB = await until(b, 'echo "<$CODEX_INTERACTIVE_SHELL_VAR>"\n', /<\w*>/);
+    expect(fromB).toContain('<>');
   });
 
   it.concurrent('returns at the timeout and hands late output to a later call', async ({ expect }) => {
     const id = await shell();
-    await sessions.exec({ sessionId: id, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 800 });
+    await sessions.exec({ sessionId: id, input: ['export CODEX_INTERACTIVE_SHELL_VAR=codex\n'], timeoutMs: 10 });
     const early = await sessions.exec({ sessionId: id, input: ['sleep 1 && echo $CODEX_INTERACTIVE_SHELL_VAR\n'], timeoutMs: 10 });
-    expect(early.output).not.toContain('codex\r\n');
-    const late = await sessions.exec({ sessionId: id, input: [], timeoutMs: 2500 });
-    expect(late.output).toContain('codex');
+    const printed = /(^|\n)codex\r?\n/; // the echo's own line, not the command line the terminal echoes
+    expect(early.output).not.toMatch(printed);
+    let late = '';
+    const deadline = Date.now() + 20_000;
+    while (!printed.test(late) && Date.now() < deadline) late += (await sessions.exec({ sessionId: id, input: [], timeoutMs: 500 })).output;
+    expect(late).toMatch(printed);
   });
 
   it.concurrent('lets concurrent calls on one session take turns, each with the output of its own input', async ({ expect }) => {
     const id = await shell();
     const [first, second] = await Promise.all([
-      sessions.exec({ sessionId: id, input: ['echo turn-$((40+2))\n'], timeoutMs: 600 }),
-      sessions.exec({ sessionId: id, input: ['echo turn-$((50+3))\n'], timeoutMs: 600 }),
+      sessions.exec({ sessionId: id, input: ['echo turn-$((40+2))\n'], timeoutMs: WINDOW_MS }),
+      sessions.exec({ sessionId: id, input: ['echo turn-$((50+3))\n'], timeoutMs: WINDOW_MS }),
     ]);
     expect(first.output).toContain('turn-42');
     expect(first.output).not.toContain('turn-53');
@@ -85,9 +110,9 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     try {
       const opening = own.exec({ input: ['sh', '-c', 'echo OPENING; touch started; exec cat'], timeoutMs: 1000 });
       // A call on id 1 while the process is still starting, and one while the opening call collects: both wait their turn.
-      const early = own.exec({ sessionId: 1, input: ['EARLY\n'], timeoutMs: 300 });
+      const early = own.exec({ sessionId: 1, input: ['EARLY\n'], timeoutMs: WINDOW_MS });
       await vi.waitFor(() => expect(fs.existsSync(path.join(dir, 'started'))).toBe(true), { timeout: 5000, interval: 10 });
-      const next = own.exec({ sessionId: 1, input: ['NEXT\n'], timeoutMs: 500 });
+      const next = own.exec({ sessionId: 1, input: ['NEXT\n'], timeoutMs: WINDOW_MS });
       const [first, second, third] = await Promise.all([opening, early, next]);
       expect(first).toMatchObject({ sessionId: 1 });
       expect(first.output).toContain('OPENING');
@@ -109,7 +134,7 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
 
   it.concurrent('forgets a session whose process exited, with an unknown-session error', async ({ expect }) => {
     const id = await shell();
-    await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 800 });
+    await sessions.exec({ sessionId: id, input: ['exit\n'], timeoutMs: 20_000 }); // returns once the session ends
     const error = await sessions.exec({ sessionId: id, input: [], timeoutMs: 100 }).catch((e) => e);
     expect(error).toBeInstanceOf(CommandSessionError);
     expect(error.message).toBe(`unknown session id ${id}`);
@@ -153,11 +178,11 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     expect(await collecting).not.toHaveProperty('sessionId'); // over, its process gone
     expect(await waiting).toEqual({ output: '' });
     expect(await waitDead([...findByCmdline(startingMark), ...findByCmdline(collectingMark)])).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(15_000); // well below the 20 s the execs would wait
   });
 
   it.sequential('does not keep completed commands', async () => {
-    const result = await sessions.exec({ input: ['/bin/echo', 'codex'], timeoutMs: 800 });
+    const result = await sessions.exec({ input: ['/bin/echo', 'codex'], timeoutMs: 20_000 }); // returns once it ends
     expect(result.sessionId).toBeUndefined();
     expect(result.output).toContain('codex');
     expect(result.exitCode).toBe(0);
