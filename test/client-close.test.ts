@@ -100,9 +100,10 @@ describe('a server that leaves a daemon holding its stdout (a wrapper, ssh, dock
   it('spawn gives up when initialize is not answered in time, instead of waiting for the daemon', async () => {
     await withDaemon(async (env) => {
       const started = Date.now();
-      // Long enough for the fake server to start its daemon on a loaded machine (with 300 ms, a run
-      // beside other heavy tests once gave up before the daemon existed, and tested nothing).
-      const spawned = ExecServerClient.spawn({ command: process.execPath, args: [FAKE, 'silent-daemon'], env, initializeTimeoutMs: 2000 });
+      // A shell that leaves the daemon first thing, then reads and never answers: Node's start-up does
+      // not come before the daemon (a run beside heavy tests once gave up before it existed).
+      const script = 'setsid sleep 60 </dev/null 2>/dev/null & echo $! > "$FAKE_DAEMON_PIDFILE"; exec cat >/dev/null';
+      const spawned = ExecServerClient.spawn({ command: '/bin/sh', args: ['-c', script], env, initializeTimeoutMs: 2000 });
       await expect(spawned).rejects.toMatchObject({ kind: 'handshakeTimeout' });
       expect(Date.now() - started).toBeLessThan(5000);
     });

@@ -13,11 +13,13 @@ const gc = vm.runInNewContext('gc') as () => void;
 
 /**
  * Whether what `ref` points at is collected once nothing of ours holds it:
- * within a second, since a stream's last requests (its fs/close) may still
+ * within seconds, since a stream's last requests (its fs/close) may still
  * be in flight.
  */
 async function collected(ref: WeakRef<object>): Promise<boolean> {
-  for (let i = 0; i < 50 && ref.deref() !== undefined; i++) {
+  // A second when idle; ten at most, for a loaded machine.
+  const deadline = Date.now() + 10_000;
+  while (ref.deref() !== undefined && Date.now() < deadline) {
     await sleep(20);
     gc();
   }

@@ -204,7 +204,7 @@ describe('against scripted servers', () => {
       const quiet = await client.start({ argv: ['x'], processId: 'quiet' });
       const exited = await new Promise<ProcessEvent>((resolve) => quiet.once('exited', resolve));
       expect(exited).toEqual({ type: 'exited', seq: 1, exitCode: 17 });
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(Date.now() - started).toBeLessThan(5000); // not held until the noisy session's 4097 events are consumed (never)
     } finally {
       await client.close();
     }

@@ -171,7 +171,7 @@ describe.concurrent.each(kinds.map((kind, index) => ({ ...kind, index })))('Comm
     // Opened first, so that the exec below is collecting (one still starting when close() runs fails, as above).
     const opened = await later.exec({ input: ['sh', '-c', `echo up; exec sleep ${collectingMark}`], timeoutMs: 0 });
     const collecting = later.exec({ sessionId: opened.sessionId!, input: [], timeoutMs: 20_000 });
-    await vi.waitFor(() => expect(findByCmdline(collectingMark)).not.toEqual([]));
+    await vi.waitFor(() => expect(findByCmdline(collectingMark)).not.toEqual([]), { timeout: 15_000 });
     // And one waiting its turn behind it: under way too, it returns what there is.
     const waiting = later.exec({ sessionId: opened.sessionId!, input: ['echo never\n'], timeoutMs: 20_000 });
     await later.close();

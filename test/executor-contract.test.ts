@@ -103,7 +103,7 @@ describe.each(kinds)('Executor contract: $name', ({ create, reference = false })
     expect(await executor.write(processId, Buffer.from('in'), { closeStdin: true })).toBe('accepted');
     if (reference) {
       // closeStdin is our extension (the reference ignores it): end cat once its output is in.
-      await vi.waitFor(() => expect(outputOf(processId)).toBe('in'));
+      await vi.waitFor(() => expect(outputOf(processId)).toBe('in'), { timeout: 15_000 });
       expect(await executor.terminate(processId)).toBe(true);
     }
     await closed;
@@ -206,7 +206,7 @@ describe.each(kinds)('Executor contract: $name', ({ create, reference = false })
       // The exit may be seen before the output is read: every event came, closed last.
       expect(list.map((e) => e.type).sort()).toEqual(['closed', 'exited', 'output']);
       expect(list.at(-1)?.type).toBe('closed');
-      await vi.waitFor(() => expect(uncaught).toHaveLength(3));
+      await vi.waitFor(() => expect(uncaught).toHaveLength(3), { timeout: 15_000 });
       expect(uncaught).toEqual(Array(3).fill(expect.objectContaining({ message: 'listener bug' })));
     } finally {
       stop();

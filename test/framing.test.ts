@@ -37,7 +37,7 @@ describe('framing (EXT-PARSE)', () => {
       params: { path: i % 2 ? '/tmp' : '/' },
     }));
     server.sendLine(burst.map((request) => JSON.stringify(request)).join('\n'));
-    await vi.waitFor(() => expect(server.messages.filter((m) => m.id !== 0 && 'result' in m)).toHaveLength(60));
+    await vi.waitFor(() => expect(server.messages.filter((m) => m.id !== 0 && 'result' in m)).toHaveLength(60), { timeout: 15_000 });
     const ids = server.messages.filter((m) => m.id !== 0).map((m) => m.id);
     for (const id of ['x', 1, '1']) expect(ids.filter((seen) => seen === id)).toHaveLength(20);
   });

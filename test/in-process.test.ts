@@ -98,7 +98,7 @@ describe('ExecServer over streams with ExecServerClient.connect', () => {
     const lines: string[] = [];
     answering.fromServer.setEncoding('utf8').on('data', (text: string) => lines.push(...text.split('\n').filter(Boolean)));
     answering.toServer.write('{"method":"initialized","params":{}}\n{"id":2,"method":"fs/getMetadata","params":{"path":"/tmp"}}\n');
-    await vi.waitFor(() => expect(readied).toBe(1));
+    await vi.waitFor(() => expect(readied).toBe(1), { timeout: 15_000 });
     answering.toServer.end();
     expect(await answering.server.done).toBe(0);
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([2]);
@@ -125,7 +125,7 @@ describe('ExecServer over streams with ExecServerClient.connect', () => {
       expect(result.stdout.length).toBe(bytes);
       // Packed into 64 KiB slabs: at least one per 64 KiB, and the last 1 MiB's go back only when the process is forgotten.
       expect(taken.mock.calls.length).toBeGreaterThanOrEqual(bytes / (64 * 1024));
-      await vi.waitFor(() => expect(given.mock.calls.length).toBe(taken.mock.calls.length));
+      await vi.waitFor(() => expect(given.mock.calls.length).toBe(taken.mock.calls.length), { timeout: 15_000 });
       await client.close();
       expect(await server.done).toBe(0);
     } finally {

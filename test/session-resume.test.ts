@@ -168,8 +168,8 @@ describe('resuming a session over WebSocket', () => {
 
   it('ends a session nobody resumes within the window, killing its processes', async () => {
     const { rpc, sessionId } = await connect(short.url);
-    await start(rpc, 'sleeper', ['sleep', '30.93']);
-    const [pid] = await waitFound('30.93', 'sleep');
+    await start(rpc, 'sleeper', ['sleep', '30.961']); // a marker no other test uses
+    const [pid] = await waitFound('30.961', 'sleep');
     await rpc.cut();
     expect(await waitDead([pid!])).toEqual([]);
     const late = await WsRpc.open(short.url);

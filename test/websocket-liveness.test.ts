@@ -69,17 +69,24 @@ async function initialized(socket: WebSocket): Promise<string> {
 
 describe('WebSocket liveness', () => {
   it('keeps an idle peer that answers pings', async () => {
-    const socket = new WebSocket(listener.url);
-    await initialized(socket);
-    let closed = false;
-    socket.once('close', () => (closed = true));
-    // Ten pings: five times the interval after which a silent peer is dropped.
-    await new Promise<void>((resolve) => {
-      let pings = 0;
-      socket.on('ping', () => ++pings === 10 && resolve());
-    });
-    expect(closed).toBe(false);
-    socket.close(1000);
+    // An interval of its own: this peer and the listener share one event loop, and a pause of the
+    // interval's length between a ping and its pong (a GC of the test worker) would drop the peer.
+    const roomy = await listenWebSocket({ ...listenerOptions(), pingIntervalMs: 250 });
+    const socket = new WebSocket(roomy.url);
+    try {
+      await initialized(socket);
+      let closed = false;
+      socket.once('close', () => (closed = true));
+      // Six pings: three times the interval after which a silent peer is dropped.
+      await new Promise<void>((resolve) => {
+        let pings = 0;
+        socket.on('ping', () => ++pings === 6 && resolve());
+      });
+      expect(closed).toBe(false);
+    } finally {
+      socket.close(1000);
+      await roomy.close();
+    }
   });
 
   it('keeps a client that stopped reading (backpressure all the way to the child), which then gets every byte', async () => {

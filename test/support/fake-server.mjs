@@ -142,20 +142,17 @@ const scenarios = {
   },
 };
 
-if (scenario === 'silent-daemon' || scenario === 'deaf-daemon') {
+if (scenario === 'deaf-daemon') {
   // A daemon in a session of its own holds our stdout open (a wrapper's leftover would), its pid in
-  // $FAKE_DAEMON_PIDFILE for the test to kill. silent: never answers; deaf: answers, but stays at EOF.
+  // $FAKE_DAEMON_PIDFILE for the test to kill. It answers, but stays at EOF.
   const daemon = spawn('sleep', ['60'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] });
   fs.writeFileSync(process.env.FAKE_DAEMON_PIDFILE, String(daemon.pid));
   daemon.unref();
-  if (scenario === 'silent-daemon') process.stdin.resume();
-  if (scenario === 'deaf-daemon') {
-    setInterval(() => undefined, 60_000);
-    readline.createInterface({ input: process.stdin }).on('line', (line) => {
-      const message = JSON.parse(line);
-      if (message.method === 'initialize') send({ id: message.id, result: { sessionId: 'fake-session' } });
-    });
-  }
+  setInterval(() => undefined, 60_000);
+  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.method === 'initialize') send({ id: message.id, result: { sessionId: 'fake-session' } });
+  });
 } else if (scenario === 'malformed') {
   readline.createInterface({ input: process.stdin }).once('line', () => process.stdout.write('not-json\n'));
 } else {

@@ -85,9 +85,12 @@ export async function overWebSocket(_context: TestContext): Promise<StallableCli
   });
   socket.send(JSON.stringify({ id: 'init', method: 'initialize', params: { clientName: 'stall' } }));
   socket.send(JSON.stringify({ method: 'initialized', params: {} }));
-  await vi.waitFor(() => {
-    if (!answers.has('init')) throw new Error('initialize not answered yet');
-  });
+  await vi.waitFor(
+    () => {
+      if (!answers.has('init')) throw new Error('initialize not answered yet');
+    },
+    { timeout: 15_000 },
+  );
   const tcp = (socket as unknown as { _socket: import('node:net').Socket })._socket;
   return {
     pid: listener.pid,

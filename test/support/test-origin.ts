@@ -76,6 +76,8 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     case '/slow-body':
       res.write('start;');
       return void setTimeout(() => res.end('end'), 2000);
+    case '/stalled-body':
+      return void res.write('start;'); // the rest never comes
     case '/abort':
       res.write('partial;');
       return void setTimeout(() => res.socket?.destroy(), 50);
