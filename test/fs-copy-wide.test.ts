@@ -126,4 +126,19 @@ describe('fs/copy of a wide directory', () => {
     );
     expect(fs.readlinkSync(path.join(destination, 'link'))).toBe('elsewhere');
   });
+
+  it('copies the files of /proc, which say they are empty, with their content', async () => {
+    const source = '/proc/sys/fs/inotify';
+    const destination = path.join(dir, 'from-proc');
+    const response = await server.call('fs/copy', { sourcePath: source, destinationPath: destination, recursive: true });
+    expect(response.error).toBeUndefined();
+    const names = fs.readdirSync(source).sort();
+    expect(names.length).toBeGreaterThan(0);
+    expect(fs.statSync(path.join(source, names[0]!)).size).toBe(0); // what makes the case
+    for (const name of names) {
+      const copied = fs.readFileSync(path.join(destination, name), 'utf8');
+      expect(copied, name).toMatch(/^\d+\n$/);
+      expect(copied, name).toBe(fs.readFileSync(path.join(source, name), 'utf8'));
+    }
+  });
 });

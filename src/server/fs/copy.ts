@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Errors } from '../../protocol/errors.js';
 import { systemError } from '../os-error.js';
+import { sizesAreHonest } from './honest-sizes.js';
 import { inBatches, SIDE_BY_SIDE } from './side-by-side.js';
 import { childPath, direntsInOsOrder, type Empty, isUnknownType, mapped, waitsForOtherEnd } from './fs-operations.js';
 
@@ -55,8 +56,9 @@ async function newElseCareful<T>(made: () => Promise<T>, careful: () => Promise<
 /**
  * Replaces a file that is there (through a symlink too), as the reference's
  * copy does. `mayExist` false: the destination's directory did not list the name.
+ * `honestSize`: the source's file system reports true sizes (honest-sizes.ts).
  */
-function copyFile(source: FsPath, destination: FsPath, mayExist = true): Promise<void> {
+function copyFile(source: FsPath, destination: FsPath, mayExist = true, honestSize = false): Promise<void> {
   const careful = async () => {
     const existing = await fs.stat(destination).catch(() => undefined);
     if (existing?.isDirectory()) throw systemError('EISDIR');
@@ -64,7 +66,9 @@ function copyFile(source: FsPath, destination: FsPath, mayExist = true): Promise
     if (existing && waitsForOtherEnd(existing)) throw Errors.notAFile(destination.toString());
     await copyFileAs(source, destination, existing);
   };
-  return mayExist ? careful() : newElseCareful(() => copyFileAs(source, destination, 'new'), careful);
+  // A new file cannot be the source itself, and an honest size of 0 is an empty file: nothing to look at first.
+  const made = () => (honestSize ? fs.copyFile(source, destination, constants.COPYFILE_EXCL) : copyFileAs(source, destination, 'new'));
+  return mayExist ? careful() : newElseCareful(made, careful);
 }
 
 /** The copy itself: `onto` is the file it replaces, 'new' for one that must not exist yet. */
@@ -142,7 +146,7 @@ async function typeOf(dirent: Dirent<Buffer>, from: FsPath): Promise<'file' | 'd
  */
 async function copyDirectory(source: FsPath, destination: FsPath, top = false, mayExist = true): Promise<void> {
   const made = await destinationDirectory(destination, top, mayExist);
-  const dirents = await direntsInOsOrder(source);
+  const [dirents, honestSizes] = await Promise.all([direntsInOsOrder(source), sizesAreHonest(source)]);
   const present = made ? new Set<string>() : await namesPresent(destination, dirents.length);
   await inBatches(
     dirents,
@@ -155,7 +159,7 @@ async function copyDirectory(source: FsPath, destination: FsPath, top = false, m
       const type = await typeOf(dirent, from);
       if (type === 'symlink') await copySymlink(from, to);
       else if (type === 'directory') await copyDirectory(from, to, false, there);
-      else if (type === 'file') await copyFile(from, to, there);
+      else if (type === 'file') await copyFile(from, to, there, honestSizes);
     },
   );
 }
