@@ -150,6 +150,11 @@ describe('generation 2, side by side with the reference', () => {
       code: -32602,
       message: 'http/request header x-test requires executor environment variable DIFF_UNSET',
     });
+    // Node's environment reads a name only up to a NUL: DIFF_SET's value must not be sent.
+    expect(await both('http/request', header('DIFF_SET\u0000junk'))).toEqual({
+      code: -32602,
+      message: 'http/request header x-test requires executor environment variable DIFF_SET\u0000junk',
+    });
   });
 
   it('words OS errors as musl does and answers EINVAL −32600, as the reference (and ends a mkdir -p that cannot be made)', async () => {

@@ -58,7 +58,8 @@ function decodeURIComponentSafe(text: string): string {
 function headerValue(header: { name: string; value: string; valueEnvVar?: string | null }, env: NodeJS.ProcessEnv): string {
   const variable = header.valueEnvVar;
   if (variable === undefined || variable === null) return header.value;
-  const fromEnv = Object.hasOwn(env, variable) ? env[variable] : undefined;
+  // No variable's name holds a NUL, but Node's environment would read the name only up to it.
+  const fromEnv = !variable.includes('\0') && Object.hasOwn(env, variable) ? env[variable] : undefined;
   if (fromEnv === undefined) throw Errors.httpHeaderEnvMissing(header.name, variable);
   if (fromEnv === '') throw Errors.httpHeaderEnvEmpty(header.name, variable);
   return header.value + fromEnv;
