@@ -134,7 +134,7 @@ export class HttpClient {
       }
       if (!target) return response;
       discard();
-      hop = nextHop(hop, response.statusCode, target, targets.referer);
+      hop = nextHop(hop, response.statusCode, target);
     }
   }
 

@@ -22,7 +22,7 @@ import { Errors } from '../../protocol/errors.js';
 import type { Generation } from '../../protocol/method-spec.js';
 import { isHeaderText } from './header-text.js';
 import { asHttpUri } from './http-uri.js';
-import { MAX_REDIRECTIONS, type RefererAcrossOrigins } from './redirects.js';
+import { MAX_REDIRECTIONS } from './redirects.js';
 import { isUriReference, resolveReference } from './uri-reference.js';
 
 export interface RedirectTargets {
@@ -34,8 +34,6 @@ export interface RedirectTargets {
   follow(from: URL, location: string, original: URL, followed: number): URL | undefined;
   /** The URL a failed send names. */
   failedUrl(hop: URL, original: URL): string;
-  /** What a hop's `referer` says when it crosses origins. */
-  readonly referer: RefererAcrossOrigins;
 }
 
 const isHttp = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
@@ -79,7 +77,6 @@ const generation2: RedirectTargets = {
     return url;
   },
   failedUrl: (hop) => hop.href,
-  referer: 'origin',
 };
 
 const generation1: RedirectTargets = {
@@ -93,7 +90,6 @@ const generation1: RedirectTargets = {
     return target.url;
   },
   failedUrl: (_hop, original) => original.href,
-  referer: 'whole',
 };
 
 export const redirectTargets = (generation: Generation): RedirectTargets => (generation === 2 ? generation2 : generation1);

@@ -5,7 +5,7 @@
  * unless it was a HEAD), and so does a 301/302 after a POST, both without
  * the headers that described the body; credentials and cookies
  * stay behind when the origin changes; each hop says where it came from in
- * `referer` (nothing from https to http, and across origins only the origin over generation 2).
+ * `referer` (nothing from https to http, and across origins only the origin).
  * Which `location`s lead where differs by generation: `redirect-targets.ts`.
  */
 const FOLLOWED = new Set([301, 302, 303, 307, 308]);
@@ -23,7 +23,7 @@ export interface Hop {
 }
 
 /** The request that follows `hop`'s redirect to `url` (an HTTP URL: `redirect-targets.ts`). */
-export function nextHop(hop: Hop, status: number, url: URL, referer: RefererAcrossOrigins): Hop {
+export function nextHop(hop: Hop, status: number, url: URL): Hop {
   const withoutBody = status === 303 || ((status === 301 || status === 302) && hop.method === 'POST');
   const method = withoutBody && hop.method !== 'HEAD' ? 'GET' : hop.method;
   const sameOrigin = url.origin === hop.url.origin;
@@ -33,17 +33,19 @@ export function nextHop(hop: Hop, status: number, url: URL, referer: RefererAcro
     if (name === 'referer' || (withoutBody && BODY_HEADERS.has(name)) || (!sameOrigin && CROSS_ORIGIN_DROPPED.has(name))) continue;
     kept.push(name, hop.headers[index + 1]!);
   }
-  const refererValue = refererFor(hop.url, url, referer);
+  const refererValue = refererFor(hop.url, url);
   if (refererValue) kept.push('referer', refererValue);
   return { method, url, headers: kept, body: withoutBody ? undefined : hop.body };
 }
 
-/** What `referer` says across origins: the origin only (generation 2), or the whole URL (generation 1, reqwest's). */
-export type RefererAcrossOrigins = 'origin' | 'whole';
-
-function refererFor(from: URL, to: URL, acrossOrigins: RefererAcrossOrigins): string | undefined {
+/**
+ * What a hop's `referer` says: nothing from https to http, the origin only across origins (Codex
+ * 0.169's rule; 0.134's reqwest sent the whole URL, its query's tokens too, to the other origin: we
+ * do not, over either generation), else the previous URL.
+ */
+function refererFor(from: URL, to: URL): string | undefined {
   if (from.protocol === 'https:' && to.protocol === 'http:') return undefined;
-  if (from.origin !== to.origin && acrossOrigins === 'origin') return `${from.origin}/`;
+  if (from.origin !== to.origin) return `${from.origin}/`;
   const plain = new URL(from.href);
   plain.hash = '';
   plain.username = '';
