@@ -10,6 +10,16 @@ import { fileURLToPath } from 'node:url';
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
 export const BASE_ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
 
+const PROXY_VARIABLES = /^(all|http|https|no)_proxy$/i;
+
+/**
+ * `env` without the proxy variables a server obeys for http/request (as the reference does): tests reach
+ * their origins on 127.0.0.1 directly, whatever the machine that runs them sets.
+ */
+export function withoutProxies(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !PROXY_VARIABLES.test(name)));
+}
+
 export type Json = Record<string, any>;
 
 export interface Waiter {
@@ -36,7 +46,7 @@ export class ServerProcess {
   /** Our CLI with `args`; or, with `program`, any stdio exec-server (e.g. the reference's `codex exec-server`); in `cwd` if given. */
   constructor(
     args: string[] = [],
-    env: NodeJS.ProcessEnv = process.env,
+    env: NodeJS.ProcessEnv = withoutProxies(process.env),
     user?: { uid: number; gid: number },
     program?: [string, string[]],
     cwd?: string,

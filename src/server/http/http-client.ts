@@ -17,6 +17,7 @@ import type { HttpBodyDeltaNotification, HttpHeader } from '../../protocol/types
 import type { Generation } from '../../protocol/method-spec.js';
 import { type RedirectTargets, redirectTargets } from './redirect-targets.js';
 import { isHeaderText } from './header-text.js';
+import { envProxies } from './env-proxies.js';
 import { sendHop } from './hop-request.js';
 import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
@@ -55,7 +56,8 @@ const MAX_IN_FLIGHT = 256;
 const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
 
 export class HttpClient {
-  private undici: Promise<Dispatcher> | undefined;
+  /** The dispatcher for a hop's URL: direct, or through a proxy the environment names (env-proxies.ts). */
+  private undici: Promise<(url: URL) => Dispatcher> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
   /** Requests not yet answered (a buffered one until its whole body is in), each with whether it has a timeout of its own (see `inputEnded`). */
   private readonly unanswered = new Map<AbortController, boolean>();
@@ -92,17 +94,29 @@ export class HttpClient {
   }
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
-  private load(): Promise<Dispatcher> {
+  private load(): Promise<(url: URL) => Dispatcher> {
     this.undici ??= Promise.all([import('undici'), this.extraCaCerts?.secureContext()]).then(([module, secureContext]) => {
       // Bundled, this CommonJS package comes as a default export.
-      const { Agent } = 'Agent' in module ? module : (module as { default: Undici }).default;
+      const { Agent, ProxyAgent } = 'Agent' in module ? module : (module as { default: Undici }).default;
       // Response heads as large as the references' HTTP client (hyper) reads: undici's default
       // (16 KiB) failed a redirect whose location they follow.
       const maxHeaderSize = HYPER_MAX_HEAD_BYTES;
       // No timeouts of undici's own (300 s for a head, and between body chunks): `timeoutMs` is the
       // only one, and without it a request may wait as long as it takes (a quiet long-poll).
       const options = { maxHeaderSize, headersTimeout: 0, bodyTimeout: 0 };
-      return new Agent(secureContext ? { ...options, connect: { secureContext } } : options);
+      const direct = new Agent(secureContext ? { ...options, connect: { secureContext } } : options);
+      const proxies = envProxies(this.env);
+      // An http URL goes to its proxy as an absolute-form request, an https one through a CONNECT tunnel, as in the reference.
+      const tls = secureContext ? { requestTls: { secureContext }, proxyTls: { secureContext } } : {};
+      const via = (uri: string | undefined) => {
+        try {
+          return uri ? new ProxyAgent({ ...options, ...tls, uri, proxyTunnel: false }) : direct;
+        } catch {
+          return direct; // not a URL: the reference goes direct too
+        }
+      };
+      const [http, https] = [via(proxies.http), via(proxies.https)];
+      return (url: URL) => (proxies.bypasses(url) ? direct : url.protocol === 'https:' ? https : http);
     });
     return this.undici;
   }
@@ -112,12 +126,12 @@ export class HttpClient {
    * (`redirectPolicy: "stop"`, generation 2), by `targets`' rules.
    */
   private async send(valid: ValidRequest, stop: boolean, targets: RedirectTargets, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const agent = await this.load();
+    const dispatcherFor = await this.load();
     let hop: Hop = valid;
     for (let hops = 0; ; hops++) {
       let response: Dispatcher.ResponseData;
       try {
-        response = await sendHop(agent, hop.url, hop, signal);
+        response = await sendHop(dispatcherFor(hop.url), hop.url, hop, signal);
       } catch {
         throw Errors.httpSendFailed(targets.failedUrl(hop.url, valid.url));
       }
