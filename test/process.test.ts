@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BASE_ENV, b64, ServerProcess } from './support/server-process.js';
 
 let server: ServerProcess;
@@ -208,6 +208,24 @@ describe.each(['never', 'always'] as const)('pipe children started with EXEC_SER
   });
 
   describe('process/write (§3.5, EXT-CLOSESTDIN)', () => {
+    it.each([false, true])(
+      'delivers input written after the exit to a job that still reads it, until closed (tty: %s), as the reference',
+      async (tty) => {
+        const processId = id();
+        // The leader exits at once; the job it leaves reads the stdin (or terminal) it shares.
+        // (A job's stdin is /dev/null unless redirected: it reads the shell's through fd 3.)
+        // The hang-up at the leader's exit is ignored from before the job is forked, so it cannot come first.
+        const job = tty ? "trap '' HUP; (read x <&3; echo got:$x) &" : 'cat <&3 &';
+        await server.start(processId, ['sh', '-c', `exec 3<&0; ${job} exit 0`], tty ? { tty: true } : { pipeStdin: true });
+        await server.waitExited(processId);
+        expect(await server.request('process/write', { processId, chunk: b64('hello\n') })).toEqual({ status: 'accepted' });
+        const expected = tty ? 'got:hello' : 'hello';
+        await vi.waitFor(() => expect(server.output(processId).toString()).toContain(expected), { timeout: 10_000 });
+        if (!tty) await server.request('process/write', { processId, chunk: '', closeStdin: true }); // cat ends at EOF
+        await server.waitClosed(processId);
+      },
+    );
+
     it('writes in order, closes stdin on request, then reports stdinClosed', async () => {
       const processId = id();
       await server.start(processId, ['cat'], { pipeStdin: true });

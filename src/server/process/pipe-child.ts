@@ -145,8 +145,8 @@ export class PipeChild implements Child {
       events.exit(status);
       // Pipes that ended before the exit close it in the same turn: a read the exit woke then says closed.
       if (!pipesDone) await pipesClosed;
-      // Writes after the exit are dropped (process-manager.ts): once closed, nothing more goes to
-      // stdin, and its descriptor would stay open in the server for as long as the server runs.
+      // Once closed, writes are dropped (process-manager.ts): nothing more goes to stdin, and its
+      // descriptor would otherwise stay open in the server for as long as the server runs.
       this.stdinOpen = false;
       this.stdin?.destroy();
       events.close();

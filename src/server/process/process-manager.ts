@@ -196,7 +196,7 @@ export class ProcessManager {
     if (params.closeStdin === true && process.tty) throw Errors.closeStdinOnPty();
     if (!process.tty && (!process.pipeStdin || process.stdinClosed)) return { status: 'stdinClosed' };
     if (process.terminated) throw Errors.stdinWriteFailed();
-    if (!process.exited) process.child!.write(decoded.bytes);
+    if (!process.closed) process.child!.write(decoded.bytes); // a job it left may still read it (as the reference's)
     if (params.closeStdin === true) {
       process.stdinClosed = true;
       process.child!.closeStdin();
