@@ -136,6 +136,30 @@ describe('ExecServerClient reconnect', () => {
     }
   });
 
+  it('lets a second client that resumes the session write on: its writeIds are its own, not ones the server has seen', async () => {
+    const first = await ExecServerClient.connectWebSocket(proxy.url);
+    const second = { client: undefined as ExecServerClient | undefined };
+    try {
+      const cat = await first.start({ argv: ['cat'], pipeStdin: true });
+      for (const line of ['A1\n', 'A2\n']) expect(await cat.write(line)).toBe('accepted');
+      await goDown(first.sessionId);
+      second.client = await ExecServerClient.connectWebSocket(listener.url, { resumeSessionId: first.sessionId });
+      for (const line of ['B1\n', 'B2\n', 'B3\n']) expect(await second.client.write(cat.processId, Buffer.from(line))).toBe('accepted');
+      await second.client.write(cat.processId, Buffer.alloc(0), { closeStdin: true });
+      const output = async () => {
+        const read = await second.client!.readProcess(cat.processId, { waitMs: 1000 });
+        return { text: Buffer.concat(read.chunks.map((chunk) => chunk.chunk)).toString(), closed: read.closed };
+      };
+      let seen = await output();
+      while (!seen.closed) seen = await output();
+      expect(seen.text).toBe('A1\nA2\nB1\nB2\nB3\n');
+    } finally {
+      proxy.unblock();
+      await second.client?.close();
+      await first.close();
+    }
+  });
+
   it('rejects a request that was in flight and may not be repeated, with outcomeUnknown', async () => {
     let answered = 0;
     const held: http.ServerResponse[] = [];

@@ -58,7 +58,7 @@ export abstract class ProtocolFacade {
    */
   async write(processId: string, bytes: Uint8Array, options: { closeStdin?: boolean } = {}): Promise<WriteStatus> {
     const chunk = new Base64Payload(Buffer.from(bytes));
-    const params = { processId, chunk, ...this.speech().writeMembers(processId), ...(options.closeStdin ? { closeStdin: true } : {}) };
+    const params = { processId, chunk, ...this.speech().writeMembers(), ...(options.closeStdin ? { closeStdin: true } : {}) };
     return (await this.call('process/write', params)).status;
   }
 

@@ -8,10 +8,16 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Errors } from '../protocol/errors.js';
+import { randomHex } from '../protocol/random-ids.js';
 import { ClientErrors } from './errors.js';
 
 export class ServerGeneration {
-  private readonly writeCounters = new Map<string, number>();
+  /**
+   * `writeId`s are this client's prefix and a count: a server skips an id it has seen for the process,
+   * and a client that resumed another's session must not reuse that one's ids.
+   */
+  private readonly writeIdPrefix = randomHex(8);
+  private writes = 0;
 
   constructor(
     readonly value: 1 | 2,
@@ -58,12 +64,10 @@ export class ServerGeneration {
     return answer.startsWith('file:') ? nativeFromUri(answer) : answer;
   }
 
-  /** The members a write carries: a fresh `writeId` per write and process in generation 2. */
-  writeMembers(processId: string): { writeId?: string } {
+  /** The members a write carries: a fresh `writeId` per write in generation 2. */
+  writeMembers(): { writeId?: string } {
     if (!this.writeIds) return {};
-    const next = (this.writeCounters.get(processId) ?? 0) + 1;
-    this.writeCounters.set(processId, next);
-    return { writeId: String(next) };
+    return { writeId: `${this.writeIdPrefix}-${++this.writes}` };
   }
 }
 
