@@ -228,7 +228,9 @@ export class ProcessSession extends EventEmitter implements AsyncIterable<Proces
     if (!this.streams) {
       const { streams, consumer } = outputStreams(() => this.backend.hold());
       this.streams = streams;
-      this.attach(consumer);
+      const replaysBacklog = this.backlog !== undefined;
+      this.attach(consumer); // finished, and another consumer took the events: nothing more comes to them
+      if (this.finished && !replaysBacklog) for (const stream of Object.values(streams)) stream.end();
     }
     return this.streams[name];
   }

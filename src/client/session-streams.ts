@@ -40,18 +40,32 @@ export function outputStreams(hold: () => () => void): { streams: OutputStreams;
   return { streams, consumer };
 }
 
+/** How often a full stream is looked at for whether anything still reads it. */
+const READER_CHECK_MS = 100;
+
+/** Whether anything reads `stream`: a pipe, a `'data'` or `'readable'` listener (an iterator). */
+const isRead = (stream: PassThrough): boolean =>
+  stream.readableFlowing === true || stream.listenerCount('data') > 0 || stream.listenerCount('readable') > 0;
+
 /**
  * Writes into a stream, holding back the server's output while a stream that
  * is read (piped, flowing, iterated) is full, until it drains. A stream
- * nobody reads holds nothing back: it keeps what it is given, as before.
+ * nobody reads holds nothing back: it keeps what it is given, as before; so
+ * does one that stops being read while full (unpiped), and a destroyed one
+ * (an iteration left early) is given nothing more.
  */
 function backpressured(hold: () => () => void): { write: (stream: PassThrough, chunk: Buffer) => void; releaseAll: () => void } {
   const held = new Map<PassThrough, () => void>();
   const write = (stream: PassThrough, chunk: Buffer) => {
-    if (stream.write(chunk) || stream.readableFlowing === null || held.has(stream)) return;
+    if (stream.destroyed) return;
+    if (stream.write(chunk) || stream.readableFlowing === null || held.has(stream) || !isRead(stream)) return;
     const release = hold();
+    // Its last reader may go (an unpipe): no event says so, so it is looked for while held.
+    const readerGone = setInterval(() => !isRead(stream) && done(), READER_CHECK_MS).unref();
     const done = () => {
+      if (held.get(stream) !== done) return; // released already
       held.delete(stream);
+      clearInterval(readerGone);
       stream.off('drain', done).off('close', done);
       release();
     };
