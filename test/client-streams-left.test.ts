@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecServerClient } from '../src/index.js';
+import { bodyServer, closeLoopback, listenLoopback } from './support/loopback.js';
 
 let client: ExecServerClient;
 beforeAll(async () => {
@@ -45,6 +46,23 @@ describe('an output stream its reader left', () => {
     session.stdout.pipe(slow);
     await unpiped;
     expect(await session.wait()).toBe(0);
+  });
+
+  it('keeps nothing of a streamed HTTP body whose loop was left early', async () => {
+    const total = 96 * 1024 * 1024;
+    const origin = bodyServer(total, 1024 * 1024);
+    const url = await listenLoopback(origin.server);
+    try {
+      const response = await client.httpRequestStream({ method: 'GET', url });
+      for await (const _chunk of response.body) break;
+      const before = process.memoryUsage().arrayBuffers;
+      // The rest still comes (the protocol cannot stop it): other work goes on meanwhile.
+      while (origin.sent() < total) await client.run(['true']);
+      for (let i = 0; i < 5; i++) await client.run(['true']);
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(24 * 1024 * 1024);
+    } finally {
+      await closeLoopback(origin.server);
+    }
   });
 
   it('ends a stream asked for once the session is over and another consumer took its events', async () => {

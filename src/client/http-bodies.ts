@@ -15,14 +15,24 @@ import type { ServerGeneration } from './server-generation.js';
 class Body {
   readonly queue = new EventQueue<Buffer | Error>();
   readonly held: HeldBack;
+  /** Its reader left before the end: what still comes is dropped, undecoded (the protocol cannot stop the server sending it). */
+  abandoned = false;
 
   constructor(hold: () => () => void) {
     this.held = new HeldBack(hold);
   }
 
   push(item: Buffer | Error): void {
+    if (this.abandoned) return;
     this.queue.push(item);
     if (item instanceof Buffer) this.held.added(item.length);
+  }
+
+  /** The reader left early: nothing more is kept or held back for it. */
+  abandon(): void {
+    this.abandoned = true;
+    this.queue.end();
+    this.held.letGo();
   }
 
   /** Everything has come: nothing is held back for it. */
@@ -72,7 +82,7 @@ export class HttpBodies {
   receive(delta: HttpBodyDeltaNotification): void {
     const body = this.bodies.get(delta.requestId);
     if (!body) return;
-    if (delta.deltaBase64) body.push(Buffer.from(delta.deltaBase64, 'base64'));
+    if (delta.deltaBase64 && !body.abandoned) body.push(Buffer.from(delta.deltaBase64, 'base64'));
     if (delta.done) {
       if (delta.error !== null) body.push(ClientErrors.httpBodyFailed(delta.error));
       body.end();
@@ -113,6 +123,6 @@ async function* bodyIterable(body: Body): AsyncGenerator<Buffer> {
       yield item;
     }
   } finally {
-    body.held.letGo(); // a reader that left early holds nothing back
+    body.abandon(); // a reader that left early holds nothing back, and nothing piles up for it
   }
 }
