@@ -4,9 +4,11 @@
  * says what was wrong, instead of hanging, passing garbage on, or losing
  * what came before the fault.
  */
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { ExecServerClient } from '../src/index.js';
 
 const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/fake-server.mjs');
@@ -62,5 +64,29 @@ describe('a server that breaks the protocol past its schema', () => {
     await withSession('deep-notification', async (_client, session) => {
       expect(await session.wait()).toBe(0);
     });
+  });
+});
+
+describe('a WebSocket server that refuses the handshake', () => {
+  it('gets its connection closed by the client that gave up on it', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const closed = new Promise<void>((resolve) =>
+      server.on('connection', (socket) => {
+        socket.on('message', (data) => {
+          const { id } = JSON.parse(String(data));
+          socket.send(JSON.stringify({ id, error: { code: -32600, message: 'unknown session id bogus' } }));
+        });
+        socket.on('close', () => resolve());
+      }),
+    );
+    try {
+      const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await expect(ExecServerClient.connectWebSocket(url, { resumeSessionId: 'bogus' })).rejects.toThrow('unknown session id bogus');
+      await closed; // never, when the client left its socket open
+    } finally {
+      for (const socket of server.clients) socket.terminate();
+      server.close();
+    }
   });
 });

@@ -112,7 +112,15 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   static async connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<ExecServerClient> {
     const open = (handshakeTimeoutMs: number) => openWebSocket(url, options.token, handshakeTimeoutMs);
     const client = new ExecServerClient(await open(options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS));
-    await client.handshake(options);
+    // A failed handshake closes the socket it opened: nobody else can.
+    await client.handshake(options).catch(async (error) =>
+      Promise.reject(
+        await client.close().then(
+          () => error,
+          () => error,
+        ),
+      ),
+    );
     if (options.reconnect) {
       const reconnect = options.reconnect === true ? {} : options.reconnect;
       client.resumer = { ...reconnect, open, windowMs: reconnect.windowMs ?? DEFAULT_RECONNECT_WINDOW_MS };
