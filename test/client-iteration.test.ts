@@ -75,3 +75,9 @@ describe('session listeners', () => {
     }
   });
 });
+
+it('refuses a NaN or negative timeout before it starts anything', async () => {
+  for (const timeoutMs of [Number.NaN, -1]) {
+    await expect(client.run(['true'], { timeoutMs })).rejects.toThrow(`timeoutMs must be a number of milliseconds >= 0, got ${timeoutMs}`);
+  }
+});

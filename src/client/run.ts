@@ -74,6 +74,10 @@ function withEndOfInput(input: Buffer): Buffer {
 }
 
 export async function runProcess(client: Starter, argv: string[], options: RunOptions): Promise<RunResult> {
+  // Before anything starts: NaN or a negative time would kill the process at once.
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(timeoutMs >= 0))
+    throw new RangeError(`timeoutMs must be a number of milliseconds >= 0, got ${timeoutMs}`);
   const limit = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
   const stdout = new Collector(limit);
   const stderr = new Collector(limit);
