@@ -13,32 +13,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventQueue } from '../src/client/event-queue.js';
 import { ExecServerClient, type ProcessEvent } from '../src/index.js';
 import { waitDead, waitFound } from './support/proc.js';
-import { CLI } from './support/server-process.js';
-import { type TcpProxy, tcpProxy } from '../scripts/interop/tcp-proxy.mjs';
 import { codexBinary, isInstalled } from '../scripts/interop/install.mjs';
-import { listenCodex, startWebSocketListener, type WebSocketListener } from './support/websocket-server.js';
+import { tcpProxy } from '../scripts/interop/tcp-proxy.mjs';
+import { type ReconnectRig, reconnectRig } from './support/reconnect-rig.js';
+import { CLI } from './support/server-process.js';
+import { listenCodex, startWebSocketListener } from './support/websocket-server.js';
 
-let listener: WebSocketListener;
-let proxy: TcpProxy;
-
+let rig: ReconnectRig;
+let proxy: ReconnectRig['proxy'];
 beforeAll(async () => {
-  listener = await startWebSocketListener(process.execPath, [CLI, '--listen', 'ws://127.0.0.1:0', '--log-level', 'info']);
-  proxy = await tcpProxy(listener.url);
+  rig = await reconnectRig();
+  proxy = rig.proxy;
 });
-afterAll(async () => {
-  await proxy.close();
-  await listener.stop();
-});
-
-/** Cuts the connection and keeps the network down until the server has detached the session. */
-async function goDown(sessionId: string): Promise<void> {
-  const detachedBefore = detachCount(sessionId);
-  proxy.block();
-  proxy.cut();
-  await listener.output(new RegExp(`(session ${sessionId.slice(0, 8)}… detached[^]*){${detachedBefore + 1}}`));
-}
-
-const detachCount = (sessionId: string) => listener.printed().split(`session ${sessionId.slice(0, 8)}… detached`).length - 1;
+afterAll(() => rig.close());
+const goDown = (sessionId: string) => rig.goDown(sessionId);
 
 const expected = (count: number) => `${Array.from({ length: count }, (_, index) => index + 1).join('\n')}\n`;
 
@@ -136,30 +124,6 @@ describe('ExecServerClient reconnect', () => {
     }
   });
 
-  it('lets a second client that resumes the session write on: its writeIds are its own, not ones the server has seen', async () => {
-    const first = await ExecServerClient.connectWebSocket(proxy.url);
-    const second = { client: undefined as ExecServerClient | undefined };
-    try {
-      const cat = await first.start({ argv: ['cat'], pipeStdin: true });
-      for (const line of ['A1\n', 'A2\n']) expect(await cat.write(line)).toBe('accepted');
-      await goDown(first.sessionId);
-      second.client = await ExecServerClient.connectWebSocket(listener.url, { resumeSessionId: first.sessionId });
-      for (const line of ['B1\n', 'B2\n', 'B3\n']) expect(await second.client.write(cat.processId, Buffer.from(line))).toBe('accepted');
-      await second.client.write(cat.processId, Buffer.alloc(0), { closeStdin: true });
-      const output = async () => {
-        const read = await second.client!.readProcess(cat.processId, { waitMs: 1000 });
-        return { text: Buffer.concat(read.chunks.map((chunk) => chunk.chunk)).toString(), closed: read.closed };
-      };
-      let seen = await output();
-      while (!seen.closed) seen = await output();
-      expect(seen.text).toBe('A1\nA2\nB1\nB2\nB3\n');
-    } finally {
-      proxy.unblock();
-      await second.client?.close();
-      await first.close();
-    }
-  });
-
   it('rejects a request that was in flight and may not be repeated, with outcomeUnknown', async () => {
     let answered = 0;
     const held: http.ServerResponse[] = [];
@@ -225,7 +189,7 @@ describe('ExecServerClient reconnect', () => {
   });
 
   it('gives up within its window when new connections hang, and bounds a first connection too', async () => {
-    const wedged = await tcpProxy(listener.url);
+    const wedged = await tcpProxy(rig.listener.url);
     try {
       const client = await ExecServerClient.connectWebSocket(wedged.url, { reconnect: { windowMs: 500 } });
       wedged.stall();
@@ -241,7 +205,7 @@ describe('ExecServerClient reconnect', () => {
   });
 
   it('releases calls waiting for a resume when the client is closed', async () => {
-    const wedged = await tcpProxy(listener.url);
+    const wedged = await tcpProxy(rig.listener.url);
     try {
       const client = await ExecServerClient.connectWebSocket(wedged.url, { reconnect: { windowMs: 60_000 } });
       wedged.stall();

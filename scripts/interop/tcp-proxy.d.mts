@@ -5,6 +5,8 @@ export interface TcpProxy {
   readonly connections: number;
   /** Drops every open connection. */
   cut(): void;
+  /** Stops passing on what the clients of open connections send: it is lost at the next `cut`. */
+  holdBack(): void;
   /** While blocked, new connections are dropped at once (the network is still down). */
   block(): void;
   /** While stalled, new connections are accepted and never answered (until `unblock`). */

@@ -9,6 +9,8 @@ import net from 'node:net';
 export async function tcpProxy(targetUrl) {
   const target = new URL(targetUrl);
   const open = new Set();
+  /** Each open connection's client side and its upstream, for `holdBack`. */
+  const pairs = new Set();
   let connections = 0;
   let blocked = false;
   let stalled = false;
@@ -28,6 +30,9 @@ export async function tcpProxy(targetUrl) {
       socket.on('close', () => open.delete(socket));
       socket.on('error', () => undefined);
     }
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
     client.pipe(upstream).on('close', () => client.destroy());
     upstream.pipe(client).on('close', () => upstream.destroy());
     client.on('close', () => upstream.destroy());
@@ -42,6 +47,12 @@ export async function tcpProxy(targetUrl) {
     },
     cut: () => {
       for (const socket of open) socket.destroy();
+    },
+    holdBack: () => {
+      for (const { client, upstream } of pairs) {
+        client.unpipe(upstream);
+        client.pause();
+      }
     },
     block: () => {
       blocked = true;

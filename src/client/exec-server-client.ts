@@ -34,6 +34,7 @@ import {
 import type { ProcessSession } from './process-session.js';
 import { ProtocolFacade } from './protocol-facade.js';
 import { DEFAULT_RECONNECT_WINDOW_MS, mayRetry, type ReconnectOptions, resumeOnNewLink } from './reconnect.js';
+import { ResumeTurns } from './resume-turns.js';
 import { runProcess, type RunOptions, type RunResult } from './run.js';
 import { startProcess } from './start-process.js';
 import { ServerChild } from './server-child.js';
@@ -57,8 +58,9 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private violation: ExecServerClientError | undefined;
   /** How to open a new connection and resume, when `reconnect` is on. */
   private resumer: (ReconnectOptions & { open: (handshakeTimeoutMs: number) => Promise<LinkTransport>; windowMs: number }) | undefined;
-  /** Settles once a dropped connection is replaced (or given up on). */
+  /** Settles once a dropped connection is replaced (or given up on); calls then go on in their order (`turns`). */
   private relinking: Promise<void> | undefined;
+  private readonly turns = new ResumeTurns();
   private options: ConnectOptions = {};
 
   private constructor(
@@ -93,12 +95,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       throw ClientErrors.spawnFailed(command, (error as Error).message);
     }
     const client = new ExecServerClient({ input: child.stdout, output: child.stdin }, child);
-    try {
-      await client.handshake(options, child);
-    } catch (error) {
-      await child.kill();
-      throw error;
-    }
+    await client.handshake(options, child);
     return client;
   }
 
@@ -112,15 +109,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   static async connectWebSocket(url: string, options: WebSocketConnectOptions = {}): Promise<ExecServerClient> {
     const open = (handshakeTimeoutMs: number) => openWebSocket(url, options.token, handshakeTimeoutMs);
     const client = new ExecServerClient(await open(options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS));
-    // A failed handshake closes the socket it opened: nobody else can.
-    await client.handshake(options).catch(async (error) =>
-      Promise.reject(
-        await client.close().then(
-          () => error,
-          () => error,
-        ),
-      ),
-    );
+    await client.handshake(options, undefined, true);
     if (options.reconnect) {
       const reconnect = options.reconnect === true ? {} : options.reconnect;
       client.resumer = { ...reconnect, open, windowMs: reconnect.windowMs ?? DEFAULT_RECONNECT_WINDOW_MS };
@@ -135,7 +124,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     return client;
   }
 
-  private async handshake(options: ConnectOptions, child?: ServerChild): Promise<void> {
+  /** On failure, what this client opened goes (nobody else can end it): a spawned `child` killed, an `owned` socket closed. */
+  private async handshake(options: ConnectOptions, child?: ServerChild, owned = false): Promise<void> {
     this.options = options;
     try {
       const result = await completeHandshake({
@@ -151,6 +141,7 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
       this.sessionId = result.sessionId;
       this.generation = ServerGeneration.fromInitialize(result, options.protocolGeneration);
     } catch (error) {
+      await (child ? child.kill() : owned ? this.close() : undefined);
       throw this.violation ?? error;
     }
   }
@@ -219,9 +210,10 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   }
 
   private async send(method: string, params: unknown): Promise<unknown> {
+    const turn = this.turns.take();
     for (;;) {
       // A client closed meanwhile stops waiting for the resume.
-      if (this.relinking) await this.calls.track(this.relinking);
+      if (this.relinking) await this.calls.track(this.turns.after(this.relinking, turn));
       if (this.failure) throw this.failure;
       const link = this.link;
       try {
