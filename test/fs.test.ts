@@ -288,26 +288,3 @@ describe('directories, metadata, remove, copy', () => {
     expect(await server.request('fs/canonicalize', { path: `${at('c-link')}/./d/../d` })).toEqual({ path: fs.realpathSync(at('c', 'd')) });
   });
 });
-
-describe('permissions (as nobody)', () => {
-  it('maps EACCES to -32600 when the server runs as an unprivileged user', async () => {
-    const nobody = { uid: 65534, gid: 65534 };
-    const locked = fs.mkdtempSync(path.join(os.tmpdir(), 'exec-server-perm-'));
-    fs.chmodSync(locked, 0o755);
-    fs.writeFileSync(path.join(locked, 'secret'), 'x', { mode: 0o600 });
-    const unprivileged = await ServerProcess.started([], process.env, nobody);
-    try {
-      expect(await unprivileged.error('fs/readFile', { path: path.join(locked, 'secret') })).toEqual({
-        code: -32600,
-        message: 'Permission denied (os error 13)',
-      });
-      expect(await unprivileged.error('fs/writeFile', { path: path.join(locked, 'new'), dataBase64: '' })).toEqual({
-        code: -32600,
-        message: 'Permission denied (os error 13)',
-      });
-    } finally {
-      await unprivileged.dispose();
-      fs.rmSync(locked, { recursive: true, force: true });
-    }
-  });
-});

@@ -6,44 +6,18 @@
  * server).
  */
 import { connect } from './transport.mjs';
-
-const OUTPUT_PREFIX = Buffer.from('{"method":"process/output"');
-const CHUNK_KEY = Buffer.from('"chunk":"');
-const ID_KEY = Buffer.from('"processId":"');
-const QUOTE = 0x22;
-const NEWLINE = 0x0a;
-const PAD = 0x3d;
-
-function base64Length(bytes, start, end) {
-  let padding = 0;
-  if (bytes[end - 1] === PAD) padding++;
-  if (bytes[end - 2] === PAD) padding++;
-  return ((end - start) / 4) * 3 - padding;
-}
-
-/** Answers from this size on are parsed without their `chunk` (`parseLargeAnswer`). */
-const LARGE_ANSWER_BYTES = 64 * 1024;
-const HEAD_BYTES = 256;
-
-/**
- * An answer carrying a large base64 `chunk` (`fs/readBlock`): the rest of the
- * line is parsed as JSON, the chunk is kept as the bytes received, still
- * base64, in `result.chunkBase64` (base64 holds no JSON escapes). A
- * JSON.parse of the whole line, or decoding it, would cost the driver more
- * than the server spends making it: the driver would measure itself. (An
- * answer with a chunk sink, `requestStreamed`, is not even joined.)
- */
-function parseLargeAnswer(line) {
-  const key = line.subarray(0, HEAD_BYTES).indexOf(CHUNK_KEY);
-  if (key < 0) return JSON.parse(line.toString('utf8'));
-  const start = key + CHUNK_KEY.length;
-  const end = line.indexOf(QUOTE, start);
-  const message = JSON.parse(line.toString('utf8', 0, start) + line.toString('utf8', end));
-  // Only an answer's chunk is kept aside; a notification is parsed whole.
-  if (message.result === undefined) return JSON.parse(line.toString('utf8'));
-  message.result.chunkBase64 = line.subarray(start, end);
-  return message;
-}
+import {
+  base64Length,
+  CHUNK_KEY,
+  HEAD_BYTES,
+  ID_KEY,
+  LARGE_ANSWER_BYTES,
+  OUTPUT_PREFIX,
+  parseLargeAnswer,
+  QUOTE,
+  NEWLINE,
+  PAD,
+} from './wire-scan.mjs';
 
 const SERVER_EXITED = 'the server exited';
 /** How long after a server's exit `waitFor` still waits for what it wrote before. */

@@ -18,22 +18,8 @@ import { LARGE_LINE_BYTES, parseLargeAnswer, parseLargeLine } from './large-line
 import { duplicateKey, mayCarrySandbox } from './duplicate-keys.js';
 import { lexicalFault } from './lexical-checks.js';
 import type { WireIds } from './wire-ids.js';
+import { answerIdOf } from './answer-id.js';
 
-const ID_HEAD_BYTES = 256;
-
-/** The id an answer's line starts with (servers write it first), if it does; `pieces` are the line's first ones. */
-function answerIdOf(pieces: Buffer[]): number | string | undefined {
-  let taken = 0;
-  const head: Buffer[] = [];
-  for (const piece of pieces) {
-    if (taken >= ID_HEAD_BYTES) break;
-    head.push(piece.subarray(0, ID_HEAD_BYTES - taken));
-    taken += head.at(-1)!.length;
-  }
-  const match = /^\{"id":(\d{1,15}|"[^"\\]{0,200}")[,}]/.exec(Buffer.concat(head).toString('latin1'));
-  if (!match) return undefined;
-  return match[1]!.startsWith('"') ? match[1]!.slice(1, -1) : Number(match[1]);
-}
 const NEWLINE = 0x0a;
 const OPEN_BRACE = 0x7b;
 
