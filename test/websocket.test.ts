@@ -145,6 +145,10 @@ describe('exec-server --listen ws://', () => {
       kind: 'connectFailed',
       message: expect.stringContaining('HTTP 401'),
     });
+    // And a URL it cannot connect to at all fails the same way, not with the URL parser's SyntaxError.
+    for (const bad of ['not a url', 'http://127.0.0.1:1/']) {
+      await expect(ExecServerClient.connectWebSocket(bad)).rejects.toMatchObject({ kind: 'connectFailed' });
+    }
   });
 
   it('answers /readyz with 200 without a token, and serves sessions at / only, as the reference', async () => {

@@ -14,11 +14,16 @@ export async function openWebSocket(url: string, token: string | undefined, hand
   // Loaded on first use: a client that never connects over WebSocket does not pay for it.
   const { WebSocket } = await import('ws');
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const socket = new WebSocket(url, {
-    headers,
-    ...webSocketLimits(MAX_ANSWER_BYTES),
-    ...(handshakeTimeoutMs ? { handshakeTimeout: handshakeTimeoutMs } : {}),
-  });
+  let socket: InstanceType<typeof WebSocket>;
+  try {
+    socket = new WebSocket(url, {
+      headers,
+      ...webSocketLimits(MAX_ANSWER_BYTES),
+      ...(handshakeTimeoutMs ? { handshakeTimeout: handshakeTimeoutMs } : {}),
+    });
+  } catch (error) {
+    throw ClientErrors.connectFailed(url, (error as Error).message); // not a ws:// or wss:// URL
+  }
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (_request, response) => {
