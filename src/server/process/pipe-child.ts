@@ -46,6 +46,11 @@ interface ExecPlan {
  */
 async function spawnWithNode(request: SpawnRequest, runtime: ProcessRuntime): Promise<SpawnedChild> {
   const pipes = await runtime.pipePool()?.open(request.pipeStdin);
+  if (runtime.stopped) {
+    // Stopped meanwhile (its owner closing): the spawner is gone, and nothing is to start now.
+    for (const pipe of pipes ? stdioList(pipes) : []) for (const fd of [pipe.ours, pipe.theirs]) closeQuietly(fd);
+    throw new Error('the process runtime is stopped');
+  }
   if (!pipes) runtime.warnSocketpairs();
   const { file, args, argv0, env } = execPlan(request, runtime.childrenCloseDescriptors());
   const stdinMode = request.pipeStdin ? (pipes?.stdin?.theirs ?? 'pipe') : 'ignore';

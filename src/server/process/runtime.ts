@@ -79,6 +79,8 @@ export class ProcessRuntime {
   private pool: PipePool | undefined;
   private warnedSocketpairs = false;
   private prepared = false;
+  /** Set by `stop`: its owner is going, and nothing more is started. */
+  stopped = false;
 
   constructor(private readonly options: ProcessRuntimeOptions = {}) {
     this.spawnerMode = options.spawnerMode ?? 'auto';
@@ -152,6 +154,7 @@ export class ProcessRuntime {
 
   /** Ends the guardian and the spawner once the owner's processes are gone. */
   stop(): void {
+    this.stopped = true;
     this.guardian.stop();
     if (this.spawnerState) this.spawnerState.stop();
     this.spawnerState = null;
