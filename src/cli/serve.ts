@@ -118,6 +118,9 @@ export function serve(handover: Handover): void {
   }
   process.stdout.on('error', () => undefined); // reported through the writer
   if (handover.unwritten && handover.unwritten.length > 0) process.stdout.write(handover.unwritten);
+  // `initialize` is answered already: nothing waits for the runtime's start now, and the first command
+  // (sent right after that answer) finds the guardian and the spawner starting on the other core.
+  if (answered && !handover.unwritten?.length) runtime.prepare();
   const server = new ExecServer({
     input: stdinAfter(handover.read),
     output: process.stdout,
