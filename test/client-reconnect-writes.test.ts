@@ -43,13 +43,17 @@ describe('writes across a resumed session', () => {
     }
   });
 
-  it('sends a write in flight at the drop before one made while down', async () => {
-    // Made as the client learns of the drop, before the write in flight has learnt it was cut off.
+  it('sends a write in flight at the drop before one made while down, and that before one made once back', async () => {
+    // Made as the client learns of the drop, before the write in flight has learnt it was cut off; and as it is back.
     let second: Promise<string> | undefined;
+    let third: Promise<string> | undefined;
     const onReconnecting = () => {
       second ??= cat.write('two\n');
     };
-    const client = await ExecServerClient.connectWebSocket(rig.proxy.url, { reconnect: { onReconnecting } });
+    const onReconnected = () => {
+      third ??= cat.write('three\n');
+    };
+    const client = await ExecServerClient.connectWebSocket(rig.proxy.url, { reconnect: { onReconnecting, onReconnected } });
     const cat = await client.start({ argv: ['cat'], pipeStdin: true });
     try {
       // Sent, but lost with the connection: it is sent again once resumed (it carries a writeId).
@@ -59,8 +63,32 @@ describe('writes across a resumed session', () => {
       rig.proxy.cut();
       expect(await first).toBe('accepted');
       expect(await second).toBe('accepted');
+      expect(await third).toBe('accepted');
       await cat.closeStdin();
-      expect(await echoed(client, cat.processId)).toBe('one\ntwo\n');
+      expect(await echoed(client, cat.processId)).toBe('one\ntwo\nthree\n');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('goes on, the writes waiting for the resume sent, when onReconnected throws', async () => {
+    let waiting: Promise<string> | undefined;
+    const onReconnecting = () => {
+      waiting ??= cat.write('two\n');
+    };
+    const onReconnected = () => {
+      throw new Error('a bug in the host');
+    };
+    const client = await ExecServerClient.connectWebSocket(rig.proxy.url, { reconnect: { onReconnecting, onReconnected } });
+    const cat = await client.start({ argv: ['cat'], pipeStdin: true });
+    try {
+      expect(await cat.write('one\n')).toBe('accepted');
+      rig.proxy.cut();
+      await expect.poll(() => waiting !== undefined).toBe(true);
+      expect(await waiting).toBe('accepted');
+      expect(await cat.write('three\n')).toBe('accepted');
+      await cat.closeStdin();
+      expect(await echoed(client, cat.processId)).toBe('one\ntwo\nthree\n');
     } finally {
       await client.close();
     }

@@ -156,14 +156,14 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private onLinkDropped(link: Link, reason: string): void {
     if (link !== this.link || this.failure) return;
     const resumable = this.resumer && this.generation.value === 2 && !this.closing && this.violation === undefined;
-    if (resumable) this.relinking = this.relink(reason);
+    if (resumable)
+      this.relinking = this.relink(reason).catch(() => undefined); // a throwing onReconnected: ignored
     else this.fail(this.closing ? 'client closed' : reason); // the server ending as asked is no news
   }
 
   /** Replaces the dropped link with one that resumed the session, then lets every process session catch up. */
   private async relink(reason: string): Promise<void> {
-    // The server ended the HTTP streams of the dropped connection.
-    this.events.bodies.failAll(ClientErrors.disconnected(reason).message);
+    this.events.bodies.failAll(ClientErrors.disconnected(reason).message); // the server ended the dropped connection's HTTP streams
     const { open, windowMs, onReconnecting, onReconnected } = this.resumer!;
     onReconnecting?.(reason);
     let link: Link;
@@ -178,15 +178,15 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
     } catch (error) {
       this.relinking = undefined;
       this.fail(`${reason}; ${(error as Error).message}`);
-      return;
+      return this.turns.release();
     }
     this.link = link;
     this.relinking = undefined;
+    this.turns.release(); // before anything else can be sent on the new link
     if (this.closing) return void link.output.end();
     onReconnected?.();
     await this.events.catchUpStarted();
   }
-
   /** Fails every session and pending call once, with the canonical message. */
   private fail(reason: string): void {
     if (this.failure) return;
@@ -212,17 +212,19 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   private async send(method: string, params: unknown): Promise<unknown> {
     const turn = this.turns.take();
     for (;;) {
-      // A client closed meanwhile stops waiting for the resume.
-      if (this.relinking) await this.calls.track(this.turns.after(this.relinking, turn));
-      if (this.failure) throw this.failure;
+      if (this.relinking || this.turns.mustWait(turn)) await this.calls.track(this.turns.wait(turn));
       const link = this.link;
       try {
-        return await this.calls.track(link.request(method, params));
+        if (this.failure) throw this.failure;
+        const answer = this.calls.track(link.request(method, params));
+        this.turns.sent(turn); // written: a later call may go now
+        return await answer;
       } catch (error) {
+        this.turns.sent(turn);
         if (error instanceof ResponseError) throw ClientErrors.fromServer(error);
         if (this.failure) throw this.failure;
         if (!(error instanceof LinkDropped)) throw error;
-        // The link dropped and the client is resuming: send again only what may be repeated.
+        // Dropped, and the client is resuming: sent again only if it may be repeated.
         if (!mayRetry(method, params, error.sent)) throw ClientErrors.outcomeUnknown(method, error.reason);
         // Not sent because the transport is closing: wait for it to be closed (then the client resumes or fails).
         await link.whenDown();
@@ -231,9 +233,8 @@ export class ExecServerClient extends ProtocolFacade implements AsyncDisposable 
   }
 
   /**
-   * Sends any request and returns its raw result (base64 stays base64):
-   * typed for the methods of the protocol table, untyped for others. Params
-   * go as given; none, `null` or `[]` as no params; a scalar is refused (`TypeError`).
+   * Sends any request and returns its raw result (base64 stays base64): typed for the methods of the protocol
+   * table, untyped for others. Params go as given; none, `null` or `[]` as no params; a scalar is a `TypeError`.
    */
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
   request<T = unknown>(method: string, params?: unknown): Promise<T>;
