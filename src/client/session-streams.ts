@@ -40,28 +40,36 @@ export function outputStreams(hold: () => () => void): { streams: OutputStreams;
   return { streams, consumer };
 }
 
-/** How often a full stream is looked at for whether anything still reads it. */
+/** How often a full stream that was piped is looked at for whether it still is. */
 const READER_CHECK_MS = 100;
 
-/** Whether anything reads `stream`: a pipe, a `'data'` or `'readable'` listener (an iterator). */
-const isRead = (stream: PassThrough): boolean =>
-  stream.readableFlowing === true || stream.listenerCount('data') > 0 || stream.listenerCount('readable') > 0;
+/** How many destinations `stream` is piped to (Node keeps them in its readable state). */
+const pipeCount = (stream: PassThrough): number =>
+  (stream as unknown as { _readableState?: { pipes?: unknown[] } })._readableState?.pipes?.length ?? 0;
 
 /**
  * Writes into a stream, holding back the server's output while a stream that
- * is read (piped, flowing, iterated) is full, until it drains. A stream
- * nobody reads holds nothing back: it keeps what it is given, as before; so
- * does one that stops being read while full (unpiped), and a destroyed one
- * (an iteration left early) is given nothing more.
+ * is read (piped, flowing, iterated, read in paused mode) is full, until it
+ * drains. A stream nobody reads holds nothing back: it keeps what it is
+ * given, as before; so does one unpiped from its last destination with no
+ * other reader (no event says so: a held stream that was piped is looked at
+ * every READER_CHECK_MS), and a destroyed one (an iteration left early) is
+ * given nothing more.
  */
 function backpressured(hold: () => () => void): { write: (stream: PassThrough, chunk: Buffer) => void; releaseAll: () => void } {
   const held = new Map<PassThrough, () => void>();
+  const wasPiped = new WeakSet<PassThrough>();
+  /** Piped once, and now neither piped nor listened to: its reader left. */
+  const left = (stream: PassThrough): boolean => {
+    if (pipeCount(stream) > 0) wasPiped.add(stream);
+    const listened = stream.listenerCount('data') > 0 || stream.listenerCount('readable') > 0;
+    return wasPiped.has(stream) && pipeCount(stream) === 0 && !listened;
+  };
   const write = (stream: PassThrough, chunk: Buffer) => {
     if (stream.destroyed) return;
-    if (stream.write(chunk) || stream.readableFlowing === null || held.has(stream) || !isRead(stream)) return;
+    if (stream.write(chunk) || stream.readableFlowing === null || held.has(stream) || left(stream)) return;
     const release = hold();
-    // Its last reader may go (an unpipe): no event says so, so it is looked for while held.
-    const readerGone = setInterval(() => !isRead(stream) && done(), READER_CHECK_MS).unref();
+    const readerGone = wasPiped.has(stream) ? setInterval(() => left(stream) && done(), READER_CHECK_MS).unref() : undefined;
     const done = () => {
       if (held.get(stream) !== done) return; // released already
       held.delete(stream);
