@@ -18,6 +18,16 @@ const seen: string[] = [];
 beforeAll(async () => {
   proxy = http.createServer((request, response) => {
     seen.push(`${request.method} ${request.url}`);
+    // What it was given, for the requests that ask: the headers as they came (repeats too).
+    if (request.url?.endsWith('/headers'))
+      seen.push(
+        ...request.rawHeaders
+          .filter((_, at) => at % 2 === 0)
+          .map((name, at) => `${name.toLowerCase()}: ${request.rawHeaders[at * 2 + 1]}`)
+          .filter((line) => /^(x-a|cookie|proxy-authorization):/.test(line)),
+      );
+    if (request.url?.endsWith('/auth')) response.statusCode = 407;
+    if (request.url?.endsWith('/big-head')) response.setHeader('x-big', 'b'.repeat(30_000));
     response.end('proxied');
   });
   proxy.on('connect', (request, socket) => {
@@ -34,15 +44,22 @@ afterAll(() => {
   origin.close();
 });
 
-/** Each contestant's outcome of a GET of `url` under `env` (body or error), with what the proxy saw; compared. */
-async function through(env: Record<string, string>, url: string): Promise<{ outcome: string; proxySaw: string[] }> {
+/** Each contestant's outcome of a GET of `url` under `env` (status and body, or error), with what the proxy saw; compared. */
+async function through(
+  env: Record<string, string>,
+  url: string,
+  headers: Array<{ name: string; value: string }> = [],
+): Promise<{ outcome: string; proxySaw: string[] }> {
   const list = await contestants({ ...withoutProxies(process.env), ...env });
   const outcomes: Record<string, { outcome: string; proxySaw: string[] }> = {};
   try {
     for (const { name, server } of list) {
       seen.length = 0;
-      const response = await server.call('http/request', { method: 'GET', url, requestId: 'r', timeoutMs: 5000 });
-      const outcome = response.error ? `error ${response.error.code}` : Buffer.from(response.result.bodyBase64, 'base64').toString();
+      const response = await server.call('http/request', { method: 'GET', url, headers, requestId: 'r', timeoutMs: 5000 });
+      const { error, result } = response;
+      const outcome = error
+        ? `error ${error.code}`
+        : `${result.status === 200 ? '' : `${result.status} `}${Buffer.from(result.bodyBase64, 'base64').toString()}`;
       outcomes[name] = { outcome, proxySaw: [...seen] };
     }
   } finally {
@@ -86,5 +103,27 @@ describe('http/request through the environment’s proxies, side by side with th
       outcome: 'proxied',
       proxySaw: [`GET ${originUrl}/a`],
     });
+  });
+
+  it('passes a request through an http proxy as it is: repeated headers, its own proxy-authorization, a 407, a large head', async () => {
+    const proxied = { HTTP_PROXY: `http://${proxyUrl}` };
+    const repeated = [
+      { name: 'x-a', value: '1' },
+      { name: 'x-a', value: '2' },
+      { name: 'Cookie', value: 'a=1' },
+      { name: 'cookie', value: 'b=2' },
+    ];
+    expect(await through(proxied, 'http://example.invalid/headers', repeated)).toEqual({
+      outcome: 'proxied',
+      proxySaw: ['GET http://example.invalid/headers', 'x-a: 1', 'x-a: 2', 'cookie: a=1', 'cookie: b=2'],
+    });
+    const own = [{ name: 'Proxy-Authorization', value: 'Basic b3du' }];
+    expect((await through(proxied, 'http://example.invalid/headers', own)).proxySaw).toContain('proxy-authorization: Basic b3du');
+    // A user without a password, as `user:`.
+    expect((await through({ HTTP_PROXY: `http://user@${proxyUrl}` }, 'http://example.invalid/headers')).proxySaw).toContain(
+      'proxy-authorization: Basic dXNlcjo=',
+    );
+    expect((await through(proxied, 'http://example.invalid/auth')).outcome).toBe('407 proxied');
+    expect((await through(proxied, 'http://example.invalid/big-head')).outcome).toBe('proxied');
   });
 });

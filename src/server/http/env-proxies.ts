@@ -22,24 +22,34 @@ export interface EnvProxies {
   bypasses(url: URL): boolean;
 }
 
-/** The first of `names` set to something in `env`. */
+/** The first of `names` that is set in `env`, empty or not (an empty one hides the next, as there). */
 function first(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
-  for (const name of names) {
-    const value = env[name]?.trim();
-    if (value) return value;
-  }
+  for (const name of names) if (env[name] !== undefined) return env[name];
   return undefined;
 }
 
-/** A proxy URL as hyper-util takes it: one without a scheme is an http proxy. */
-const asUrl = (value: string | undefined) => (value === undefined || value.includes('://') ? value : `http://${value}`);
+/** Proxy schemes a request can go through here (undici's: http, https, SOCKS 5). */
+const SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks:']);
+
+/** A proxy URL as hyper-util takes it (without a scheme, an http proxy), or undefined if it names none usable. */
+function usable(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  try {
+    const url = new URL(text.includes('://') ? text : `http://${text}`);
+    return SCHEMES.has(url.protocol) ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function envProxies(env: NodeJS.ProcessEnv): EnvProxies {
-  if (env.REQUEST_METHOD) return { bypasses: () => true };
-  const all = first(env, ['ALL_PROXY', 'all_proxy']);
-  const http = first(env, ['HTTP_PROXY', 'http_proxy']) ?? all;
-  const https = first(env, ['HTTPS_PROXY', 'https_proxy']) ?? all;
-  return { http: asUrl(http), https: asUrl(https), bypasses: noProxyMatcher(first(env, ['NO_PROXY', 'no_proxy']) ?? '') };
+  if (env.REQUEST_METHOD !== undefined) return { bypasses: () => true };
+  // One that names no usable proxy (empty, not a URL, another scheme) gives way to ALL_PROXY, as there.
+  const all = usable(first(env, ['ALL_PROXY', 'all_proxy']));
+  const http = usable(first(env, ['HTTP_PROXY', 'http_proxy'])) ?? all;
+  const https = usable(first(env, ['HTTPS_PROXY', 'https_proxy'])) ?? all;
+  return { http, https, bypasses: noProxyMatcher(first(env, ['NO_PROXY', 'no_proxy']) ?? '') };
 }
 
 /** `NO_PROXY`'s list as a test of a URL's host. */

@@ -7,6 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { Route } from './proxy-routes.js';
 
 /** The path and query to send for `url`. */
 export function requestPath(url: URL): string {
@@ -35,14 +36,15 @@ function chunkedOnRequest(headers: string[], body: Buffer | undefined): { header
 
 /** One request of `hop`'s method, headers and body to `url`, failed at once when `signal` aborts. */
 export function sendHop(
-  agent: Dispatcher,
+  routeFor: (url: URL, headers: string[]) => Route,
   url: URL,
   options: { method: string; headers: string[]; body: Buffer | undefined },
   signal: AbortSignal,
 ): Promise<Dispatcher.ResponseData> {
   const { headers, body } = chunkedOnRequest(options.headers, options.body);
   const method = options.method as Dispatcher.HttpMethod;
-  const sent = agent.request({ origin: url.origin, path: requestPath(url), method, headers, body, signal });
+  const route = routeFor(url, headers);
+  const sent = route.dispatcher.request({ origin: route.origin, path: route.path, method, headers: route.headers, body, signal });
   if (signal.aborted) return sent;
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

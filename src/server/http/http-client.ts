@@ -19,6 +19,7 @@ import { type RedirectTargets, redirectTargets } from './redirect-targets.js';
 import { isHeaderText } from './header-text.js';
 import { envProxies } from './env-proxies.js';
 import { sendHop } from './hop-request.js';
+import { proxyRoutes, type Route } from './proxy-routes.js';
 import { type Hop, isRedirect, nextHop } from './redirects.js';
 import type { ExtraCaCerts } from './trusted-cas.js';
 import { type ValidRequest, validateRequest } from './validate-request.js';
@@ -57,7 +58,7 @@ const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
 
 export class HttpClient {
   /** The dispatcher for a hop's URL: direct, or through a proxy the environment names (env-proxies.ts). */
-  private undici: Promise<(url: URL) => Dispatcher> | undefined;
+  private undici: Promise<(url: URL, headers: string[]) => Route> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
   /** Requests not yet answered (a buffered one until its whole body is in), each with whether it has a timeout of its own (see `inputEnded`). */
   private readonly unanswered = new Map<AbortController, boolean>();
@@ -94,7 +95,7 @@ export class HttpClient {
   }
 
   /** undici is loaded on the first request: a server that makes none starts faster. */
-  private load(): Promise<(url: URL) => Dispatcher> {
+  private load(): Promise<(url: URL, headers: string[]) => Route> {
     this.undici ??= Promise.all([import('undici'), this.extraCaCerts?.secureContext()]).then(([module, secureContext]) => {
       // Bundled, this CommonJS package comes as a default export.
       const { Agent, ProxyAgent } = 'Agent' in module ? module : (module as { default: Undici }).default;
@@ -105,18 +106,15 @@ export class HttpClient {
       // only one, and without it a request may wait as long as it takes (a quiet long-poll).
       const options = { maxHeaderSize, headersTimeout: 0, bodyTimeout: 0 };
       const direct = new Agent(secureContext ? { ...options, connect: { secureContext } } : options);
-      const proxies = envProxies(this.env);
-      // An http URL goes to its proxy as an absolute-form request, an https one through a CONNECT tunnel, as in the reference.
       const tls = secureContext ? { requestTls: { secureContext }, proxyTls: { secureContext } } : {};
-      const via = (uri: string | undefined) => {
+      const tunnel = (uri: string) => {
         try {
-          return uri ? new ProxyAgent({ ...options, ...tls, uri, proxyTunnel: false }) : direct;
+          return new ProxyAgent({ ...options, ...tls, uri });
         } catch {
-          return direct; // not a URL: the reference goes direct too
+          return undefined; // a proxy undici cannot use: the reference goes direct too
         }
       };
-      const [http, https] = [via(proxies.http), via(proxies.https)];
-      return (url: URL) => (proxies.bypasses(url) ? direct : url.protocol === 'https:' ? https : http);
+      return proxyRoutes(envProxies(this.env), { direct, tunnel });
     });
     return this.undici;
   }
@@ -126,12 +124,12 @@ export class HttpClient {
    * (`redirectPolicy: "stop"`, generation 2), by `targets`' rules.
    */
   private async send(valid: ValidRequest, stop: boolean, targets: RedirectTargets, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const dispatcherFor = await this.load();
+    const routeFor = await this.load();
     let hop: Hop = valid;
     for (let hops = 0; ; hops++) {
       let response: Dispatcher.ResponseData;
       try {
-        response = await sendHop(dispatcherFor(hop.url), hop.url, hop, signal);
+        response = await sendHop(routeFor, hop.url, hop, signal);
       } catch {
         throw Errors.httpSendFailed(targets.failedUrl(hop.url, valid.url));
       }
