@@ -7,7 +7,14 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Route } from './proxy-routes.js';
+
+/** What a hop is dispatched with: its origin's, or a proxy's (proxy-routes.ts). */
+export interface Route {
+  dispatcher: Dispatcher;
+  origin: string;
+  path: string;
+  headers: string[] | Record<string, string[]>;
+}
 
 /** The path and query to send for `url`. */
 export function requestPath(url: URL): string {

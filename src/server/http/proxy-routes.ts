@@ -11,15 +11,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { EnvProxies } from './env-proxies.js';
-import { requestPath } from './hop-request.js';
-
-/** What a hop is dispatched with. */
-export interface Route {
-  dispatcher: Dispatcher;
-  origin: string;
-  path: string;
-  headers: string[] | Record<string, string[]>;
-}
+import { type Route, requestPath } from './hop-request.js';
 
 export interface Dispatchers {
   direct: Dispatcher;
