@@ -57,7 +57,7 @@ const MAX_IN_FLIGHT = 256;
 const HYPER_MAX_HEAD_BYTES = 8192 + 4096 * 100;
 
 export class HttpClient {
-  /** The dispatcher for a hop's URL: direct, or through a proxy the environment names (env-proxies.ts). */
+  /** How a hop goes: to its origin, or through a proxy the environment names (proxy-routes.ts). */
   private undici: Promise<(url: URL, headers: string[]) => Route> | undefined;
   private readonly streams = new Map<string, ActiveStream>();
   /** Requests not yet answered (a buffered one until its whole body is in), each with whether it has a timeout of its own (see `inputEnded`). */
