@@ -3,7 +3,7 @@
  * HTTP client (reqwest, through hyper-util's matcher) reads them:
  * `HTTP_PROXY` / `http_proxy` for http URLs, `HTTPS_PROXY` /
  * `https_proxy` for https URLs, `ALL_PROXY` / `all_proxy` for either when
- * its own is unset, and `NO_PROXY` / `no_proxy` for the hosts that go
+ * its own names no usable proxy, and `NO_PROXY` / `no_proxy` for the hosts that go
  * direct: domains (each with its subdomains; a leading `.` is the same; `*`
  * is every domain, and `*.x` none), IP addresses and CIDR blocks (no domain
  * entry, `*` included, covers a host given as an address). Loopback is
